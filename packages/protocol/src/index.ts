@@ -1,0 +1,3 @@
+export * from "./grpc.ts";
+export * from "./peer.ts";
+export * from "./topology.ts";
