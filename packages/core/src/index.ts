@@ -1,1 +1,13 @@
+export * from "./config/diff.ts";
+export * from "./config/duration.ts";
+export * from "./config/env.ts";
+export * from "./config/live.ts";
+export * from "./config/load.ts";
+export * from "./config/net.ts";
+export { DEFAULT_DNS_HOST, LOG_FORMATS, LOG_LEVELS } from "./config/schema.ts";
 export * from "./config/types.ts";
+export * from "./config/watch.ts";
+export * from "./log/logger.ts";
+export { formatTextLine } from "./log/text.ts";
+export * from "./version.ts";
+export * from "./lifecycle.ts";

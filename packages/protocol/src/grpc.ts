@@ -82,33 +82,34 @@ export interface AgentServiceClient extends grpc.Client {
   WatchPeers(req: WatchPeersRequest, opts?: grpc.CallOptions): grpc.ClientReadableStream<PeerList>;
 }
 
-interface AgentServiceCtor {
-  new (
-    address: string,
-    credentials: grpc.ChannelCredentials,
-    options?: grpc.ClientOptions,
-  ): AgentServiceClient;
+interface ServiceCtor<C> {
+  new (address: string, credentials: grpc.ChannelCredentials, options?: grpc.ClientOptions): C;
   service: grpc.ServiceDefinition;
 }
 
-let cached: AgentServiceCtor | undefined;
+type ServiceName = "AgentService" | "TaskService" | "ExternalCheckService" | "EventService";
+let cached: Record<ServiceName, unknown> | undefined;
 
-function load(): AgentServiceCtor {
-  if (cached) return cached;
-  const def = protoLoader.loadSync(PROTO_PATH, {
-    keepCase: true,
-    longs: Number,
-    enums: String,
-    defaults: true,
-    arrays: true,
-    objects: true,
-    oneofs: true,
-  });
-  const pkg = grpc.loadPackageDefinition(def) as unknown as {
-    svc: { v1: { AgentService: AgentServiceCtor } };
-  };
-  cached = pkg.svc.v1.AgentService;
-  return cached;
+/** The svc.v1 services loaded from the .proto (once per process). */
+export function loadService<C>(name: ServiceName): ServiceCtor<C> {
+  if (!cached) {
+    const def = protoLoader.loadSync(PROTO_PATH, {
+      keepCase: true,
+      longs: Number,
+      enums: String,
+      defaults: true,
+      arrays: true,
+      objects: true,
+      oneofs: true,
+    });
+    const pkg = grpc.loadPackageDefinition(def) as unknown as { svc: { v1: Record<ServiceName, unknown> } };
+    cached = pkg.svc.v1;
+  }
+  return cached[name] as ServiceCtor<C>;
+}
+
+function load(): ServiceCtor<AgentServiceClient> {
+  return loadService<AgentServiceClient>("AgentService");
 }
 
 /** The service definition to add to a grpc.Server. */
