@@ -1,1 +1,21 @@
-export {};
+export { loadBinding, type NativeBinding } from "./binding.ts";
+export {
+  buildEchoRequest,
+  type EchoMessage,
+  ICMP_ECHO_REPLY,
+  ICMP_ECHO_REQUEST,
+  internetChecksum,
+  parseEchoReply,
+} from "./icmp-packet.ts";
+export {
+  type Datagram,
+  type Family,
+  icmpUnprivilegedAllowed,
+  interfaceMtuFor,
+  type NativeSocketError,
+  RawSocket,
+  type RawSocketKind,
+  type RawSocketOptions,
+  type SendOptions,
+  type SocketError,
+} from "./raw-socket.ts";
