@@ -1,0 +1,117 @@
+import { Counter, Gauge, Histogram, type Registry } from "prom-client";
+import { LATENCY_BUCKETS } from "../metrics/families.ts";
+import type { AssignedSpec } from "./assigned-spec.ts";
+import type { ExternalOutcome } from "./run-check.ts";
+import type { DenyReason } from "./target-policy.ts";
+
+/** The external label set (reference/metrics.md); `target` is the target's name, never its address. */
+export const EXTERNAL_LABELS = ["source_node", "source_zone", "target", "target_kind", "check_type"] as const;
+type ExternalLabels = Record<(typeof EXTERNAL_LABELS)[number], string>;
+
+/** Where the agent runs: its node and (possibly late-resolved) zone. */
+export interface ExternalSource {
+  node: string;
+  zone: () => string;
+}
+
+/**
+ * The svc_external_* families on one registry, and the bookkeeping to delete a spec's series when the last spec
+ * with that label set goes (two specs may share a label set: same target name and check type).
+ */
+export class ExternalMetrics {
+  readonly #duration: Histogram;
+  readonly #rtt: Histogram;
+  readonly #loss: Gauge;
+  readonly #results: Counter;
+  readonly #denied: Counter;
+  readonly #source: ExternalSource;
+  /** label-set JSON -> every label set actually written under it (zone may change over time) */
+  readonly #written = new Map<string, Map<string, ExternalLabels>>();
+
+  constructor(prefix: string, registry: Registry, source: ExternalSource) {
+    const registers = [registry];
+    const labelNames = [...EXTERNAL_LABELS];
+    this.#source = source;
+    this.#duration = new Histogram({
+      name: `${prefix}_external_duration_seconds`,
+      help: "Duration of a continuous external check.",
+      labelNames,
+      buckets: LATENCY_BUCKETS,
+      registers,
+    });
+    this.#rtt = new Histogram({
+      name: `${prefix}_external_rtt_seconds`,
+      help: "External check round-trip time (icmp echo, tcp connect).",
+      labelNames,
+      buckets: LATENCY_BUCKETS,
+      registers,
+    });
+    this.#loss = new Gauge({
+      name: `${prefix}_external_packet_loss_ratio`,
+      help: "Share of icmp echoes to an external target without a reply, last run.",
+      labelNames,
+      registers,
+    });
+    this.#results = new Counter({
+      name: `${prefix}_external_results_total`,
+      help: "Continuous external check results.",
+      labelNames: [...labelNames, "result"],
+      registers,
+    });
+    this.#denied = new Counter({
+      name: `${prefix}_external_denied_total`,
+      help: "External check runs refused by the agent (cidr, resolve, disabled).",
+      labelNames: [...labelNames, "reason"],
+      registers,
+    });
+  }
+
+  /** Identity of a spec's series (independent of the zone). */
+  seriesKey(spec: AssignedSpec): string {
+    return JSON.stringify([spec.target.name, spec.target.kind, spec.checkType]);
+  }
+
+  recordOutcome(spec: AssignedSpec, o: ExternalOutcome): void {
+    const l = this.#labels(spec);
+    this.#duration.observe(l, o.durationMs / 1000);
+    for (const rtt of o.rttsMs) this.#rtt.observe(l, rtt / 1000);
+    if (o.lossRatio !== undefined) this.#loss.set(l, o.lossRatio);
+    this.#results.inc({ ...l, result: o.ok ? "success" : "fail" });
+  }
+
+  recordDenied(spec: AssignedSpec, reason: DenyReason): void {
+    this.#denied.inc({ ...this.#labels(spec), reason });
+  }
+
+  /** Deletes every series written under `seriesKey`. */
+  remove(seriesKey: string): void {
+    const sets = this.#written.get(seriesKey);
+    if (!sets) return;
+    this.#written.delete(seriesKey);
+    for (const l of sets.values()) {
+      this.#duration.remove(l);
+      this.#rtt.remove(l);
+      this.#loss.remove(l);
+      for (const result of ["success", "fail"]) this.#results.remove({ ...l, result });
+      for (const reason of ["disabled", "resolve", "cidr"]) this.#denied.remove({ ...l, reason });
+    }
+  }
+
+  #labels(spec: AssignedSpec): ExternalLabels {
+    const l: ExternalLabels = {
+      source_node: this.#source.node,
+      source_zone: this.#source.zone(),
+      target: spec.target.name,
+      target_kind: spec.target.kind,
+      check_type: spec.checkType,
+    };
+    const key = this.seriesKey(spec);
+    let sets = this.#written.get(key);
+    if (!sets) {
+      sets = new Map();
+      this.#written.set(key, sets);
+    }
+    sets.set(JSON.stringify(l), l);
+    return l;
+  }
+}

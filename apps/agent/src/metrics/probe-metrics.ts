@@ -1,0 +1,223 @@
+import type { Peer, Plane } from "@svc/protocol";
+import { Registry } from "prom-client";
+import type { DnsProbeResult } from "../probes/dns.ts";
+import type { HttpProbeResult } from "../probes/http.ts";
+import type { TcpProbeResult } from "../probes/tcp.ts";
+import type { UdpProbeResult } from "../probes/udp.ts";
+import { createFamilies, type Families, type Family } from "./families.ts";
+import { SeriesTracker } from "./series-tracker.ts";
+
+/** The agent's own identity as it appears in the source_* labels. */
+export interface MetricsSource {
+  nodeName: string;
+  /** may be "" until the controller resolves it */
+  zone: string;
+}
+
+/** The icmp outcome recorded per peer (the icmp prober's result). */
+export interface IcmpRecord {
+  ok: boolean;
+  /** ms */
+  rtts: number[];
+  lossRatio: number;
+}
+
+/** The peer fields the metrics need. */
+export type MetricsPeer = Pick<Peer, "nodeName" | "zone">;
+
+export interface ProbeMetricsOptions {
+  /** config `metricsPrefix`; families are named `${prefix}_${family}` */
+  prefix: string;
+  source: MetricsSource;
+  /** defaults to a fresh registry (never prom-client's global one) */
+  registry?: Registry;
+}
+
+const ms = (v: number): number => v / 1000;
+const result = (ok: boolean): string => (ok ? "success" : "fail");
+
+/**
+ * The agent's probe metric families (reference/metrics.md) on one registry. Every series written is tracked so
+ * that a departed peer's series (histograms, counters and gauges alike) or a disabled plane's series can be
+ * removed. When the source identity changes (zone learnt later), every series is dropped and starts afresh
+ * under the new labels, except probe_intended, which is re-emitted at once under the new labels.
+ */
+export class ProbeMetrics {
+  readonly registry: Registry;
+  readonly #f: Families;
+  readonly #tracker = new SeriesTracker();
+  #source: MetricsSource;
+  /** dest -> (peer, planes) for probe_intended, kept to re-emit after a source change */
+  readonly #intended = new Map<string, { peer: MetricsPeer; planes: Plane[] }>();
+
+  constructor(options: ProbeMetricsOptions) {
+    this.registry = options.registry ?? new Registry();
+    this.#f = createFamilies(options.prefix, this.registry);
+    this.#source = { ...options.source };
+  }
+
+  get source(): MetricsSource {
+    return { ...this.#source };
+  }
+
+  /** Changes the source labels; existing series are removed (they carried the old identity). */
+  setSource(source: MetricsSource): void {
+    if (source.nodeName === this.#source.nodeName && source.zone === this.#source.zone) return;
+    this.#tracker.remove({});
+    this.#source = { ...source };
+    for (const { peer, planes } of [...this.#intended.values()]) this.setIntended(peer, planes);
+  }
+
+  #peerLabels(peer: MetricsPeer): Record<string, string> {
+    return {
+      source_node: this.#source.nodeName,
+      destination_node: peer.nodeName,
+      source_zone: this.#source.zone,
+      destination_zone: peer.zone,
+    };
+  }
+
+  #src(): Record<string, string> {
+    return { source_node: this.#source.nodeName, source_zone: this.#source.zone };
+  }
+
+  #track(
+    plane: string,
+    dest: string,
+    family: Family,
+    labels: Record<string, string>,
+  ): Record<string, string> {
+    this.#tracker.track(plane, dest, family, labels);
+    return labels;
+  }
+
+  #observe(
+    plane: string,
+    dest: string,
+    family: Families["tcpConnect"],
+    labels: Record<string, string>,
+    v: number,
+  ) {
+    family.observe(this.#track(plane, dest, family, labels), v);
+  }
+
+  #inc(plane: string, dest: string, family: Families["tcpResults"], labels: Record<string, string>) {
+    family.inc(this.#track(plane, dest, family, labels));
+  }
+
+  #set(plane: string, dest: string, family: Families["udpLoss"], labels: Record<string, string>, v: number) {
+    family.set(this.#track(plane, dest, family, labels), v);
+  }
+
+  recordTcp(peer: MetricsPeer, r: TcpProbeResult): void {
+    const l = this.#peerLabels(peer);
+    if (r.connectMs !== undefined)
+      this.#observe("tcp", peer.nodeName, this.#f.tcpConnect, l, ms(r.connectMs));
+    if (r.totalMs !== undefined) this.#observe("tcp", peer.nodeName, this.#f.tcpTotal, l, ms(r.totalMs));
+    this.#inc("tcp", peer.nodeName, this.#f.tcpResults, { ...l, result: result(r.ok) });
+  }
+
+  /** Jitter is removed (not left stale) for a run with fewer than two replies. */
+  recordUdp(peer: MetricsPeer, r: UdpProbeResult): void {
+    const l = this.#peerLabels(peer);
+    for (const rtt of r.rttsMs) this.#observe("udp", peer.nodeName, this.#f.udpRtt, l, ms(rtt));
+    if (r.jitterMs !== undefined) this.#set("udp", peer.nodeName, this.#f.udpJitter, l, ms(r.jitterMs));
+    else this.#f.udpJitter.remove(l);
+    this.#set("udp", peer.nodeName, this.#f.udpLoss, l, r.lossRatio);
+    this.#inc("udp", peer.nodeName, this.#f.udpResults, { ...l, result: result(r.ok) });
+  }
+
+  recordIcmp(peer: MetricsPeer, r: IcmpRecord): void {
+    const l = this.#peerLabels(peer);
+    for (const rtt of r.rtts) this.#observe("icmp", peer.nodeName, this.#f.icmpRtt, l, ms(rtt));
+    this.#set("icmp", peer.nodeName, this.#f.icmpLoss, l, r.lossRatio);
+    this.#inc("icmp", peer.nodeName, this.#f.icmpResults, { ...l, result: result(r.ok) });
+  }
+
+  /** `ok` = the path carried some size (success for ok and reduced); `crossedBytes` absent for a black hole. */
+  recordPmtu(peer: MetricsPeer, r: { ok: boolean; crossedBytes?: number; probedBytes: number }): void {
+    const l = this.#peerLabels(peer);
+    if (r.crossedBytes !== undefined) this.#set("pmtu", peer.nodeName, this.#f.pmtuBytes, l, r.crossedBytes);
+    this.#set("pmtu", peer.nodeName, this.#f.pmtuProbeBytes, l, r.probedBytes);
+    this.#inc("pmtu", peer.nodeName, this.#f.pmtuResults, { ...l, result: result(r.ok) });
+  }
+
+  /** A completed trace: replaces the peer's previous hop series. `rttMs` undefined = no reply from the hop. */
+  recordMtr(peer: MetricsPeer, hops: { ip: string; rttMs?: number }[]): void {
+    this.#tracker.remove({ plane: "mtr-hops", dest: peer.nodeName });
+    const l = this.#peerLabels(peer);
+    this.#inc("mtr", peer.nodeName, this.#f.mtrTriggered, l);
+    this.#set("mtr-hops", peer.nodeName, this.#f.mtrHops, l, hops.length);
+    hops.forEach((hop, i) => {
+      if (hop.rttMs === undefined) return;
+      const hl = {
+        source_node: this.#source.nodeName,
+        destination_node: peer.nodeName,
+        hop_number: String(i + 1),
+        hop_ip: hop.ip,
+      };
+      this.#set("mtr-hops", peer.nodeName, this.#f.mtrHopRtt, hl, ms(hop.rttMs));
+    });
+  }
+
+  /** Sets probe_intended=1 for exactly these planes of the pair (replacing earlier ones); [] clears. */
+  setIntended(peer: MetricsPeer, planes: Plane[]): void {
+    this.#tracker.remove({ plane: "intended", dest: peer.nodeName });
+    if (planes.length === 0) {
+      this.#intended.delete(peer.nodeName);
+      return;
+    }
+    this.#intended.set(peer.nodeName, {
+      peer: { nodeName: peer.nodeName, zone: peer.zone },
+      planes: [...planes],
+    });
+    const l = this.#peerLabels(peer);
+    for (const p of planes)
+      this.#set("intended", peer.nodeName, this.#f.probeIntended, { ...l, plane: p }, 1);
+  }
+
+  recordDns(r: DnsProbeResult): void {
+    const l = { host: r.host, resolver: r.resolver, ...this.#src() };
+    this.#observe("dns", "", this.#f.dnsDuration, l, ms(r.durationMs));
+    this.#inc("dns", "", this.#f.dnsResults, { ...l, result: result(r.ok) });
+  }
+
+  /** Phase histograms get only the phases that happened (no dns for an IP literal, no tls for http). */
+  recordHttp(r: HttpProbeResult): void {
+    const l = { url: r.url, ...this.#src() };
+    const phases = [
+      [this.#f.httpDns, r.dnsMs],
+      [this.#f.httpConnect, r.connectMs],
+      [this.#f.httpTls, r.tlsMs],
+      [this.#f.httpTtfb, r.ttfbMs],
+      [this.#f.httpTotal, r.totalMs],
+    ] as const;
+    for (const [family, v] of phases) if (v !== undefined) this.#observe("http", "", family, l, ms(v));
+    const rl = { url: r.url, method: r.method, status_code: String(r.statusCode), ...this.#src() };
+    this.#inc("http", "", this.#f.httpResults, { ...rl, result: result(r.ok) });
+  }
+
+  /** Removes every series of a departed peer, in every family (probe_intended included). */
+  removePeer(destinationNodeName: string): void {
+    this.#intended.delete(destinationNodeName);
+    this.#tracker.remove({ dest: destinationNodeName });
+  }
+
+  /** Removes one plane's series of one peer (the peer stopped running that plane). */
+  removePeerPlane(destinationNodeName: string, plane: Plane): void {
+    this.#tracker.remove({
+      dest: destinationNodeName,
+      plane: (p) => p === plane || (plane === "mtr" && p === "mtr-hops"),
+    });
+  }
+
+  /** Removes every series of a plane (checker disabled, or its targets changed); probe_intended is kept. */
+  removePlane(plane: Plane): void {
+    this.#tracker.remove({ plane: (p) => p === plane || (plane === "mtr" && p === "mtr-hops") });
+  }
+
+  /** The text exposition of the registry. */
+  metrics(): Promise<string> {
+    return this.registry.metrics();
+  }
+}

@@ -1,0 +1,12 @@
+// Runs inside a test network namespace: pings each address given on the command line with createIcmpProber
+// (the first replies wait for neighbour discovery on the fresh link, hence the generous timeout) and prints
+// {kind4, kind6, results} as JSON.
+import { createIcmpProber } from "../icmp.ts";
+
+const prober = createIcmpProber({ forbidRaw: process.env.FORBID_RAW === "1" });
+const addresses = process.argv.slice(2);
+const results = await Promise.all(
+  addresses.map((address) => prober.probe({ address, count: 3, timeoutMs: 1500 })),
+);
+console.log(JSON.stringify({ kind4: prober.socketKind(4), kind6: prober.socketKind(6), results }));
+prober.close();
