@@ -1,1 +1,9 @@
-export {};
+export * from "./dns.ts";
+export * from "./exec.ts";
+export * from "./faults.ts";
+export * from "./lab.ts";
+export * from "./netns.ts";
+export * from "./ports.ts";
+export * from "./processes.ts";
+export * from "./prometheus.ts";
+export * from "./state.ts";

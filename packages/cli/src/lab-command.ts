@@ -1,0 +1,126 @@
+import {
+  destroyNetwork,
+  healLab,
+  injectFault,
+  isRoot,
+  Lab,
+  listLabBridges,
+  listLabNamespaces,
+  parseFault,
+  readState,
+} from "@svc/lab";
+import { type Args, allowFlags, stringFlag, UsageError } from "./args.ts";
+
+export const LAB_USAGE = `usage:
+  svc lab [--agents N] [--no-netns] [--no-prometheus] [--dir DIR] [--interval DURATION]
+      start a controller, N agents (default 3) and Prometheus; Ctrl-C stops everything
+  svc lab fault drop FROM TO [tcp|udp|icmp|all]      drop probes from FROM to TO
+  svc lab fault loss FROM TO PERCENT [tcp|udp|icmp|all]
+  svc lab fault partition A B                          cut A and B apart both ways
+  svc lab heal                                         remove every fault
+  svc lab status                                       show the running lab
+  svc lab down [--all]                                 remove leftovers of labs that were killed
+  (fault, heal and status take --lab INDEX when several labs run)`;
+
+/** `svc lab ...` */
+export async function labCommand(args: Args): Promise<number> {
+  const sub = args.words[1];
+  const labIndex = stringFlag(args, "lab");
+  const index = labIndex === undefined ? undefined : Number(labIndex);
+  switch (sub) {
+    case undefined:
+    case "up":
+      return runLab(args);
+    case "fault": {
+      allowFlags(args, ["lab"]);
+      const fault = parseFault(args.words.slice(2));
+      await injectFault(readState(index), fault);
+      console.log(`fault injected: ${args.words.slice(2).join(" ")}`);
+      return 0;
+    }
+    case "heal":
+      allowFlags(args, ["lab"]);
+      await healLab(readState(index));
+      console.log("all faults healed");
+      return 0;
+    case "status":
+      allowFlags(args, ["lab"]);
+      console.log(JSON.stringify(readState(index), null, 2));
+      return 0;
+    case "down":
+      allowFlags(args, ["all"]);
+      return down();
+    default:
+      throw new UsageError(`unknown lab command "${sub}"`);
+  }
+}
+
+async function runLab(args: Args): Promise<number> {
+  allowFlags(args, ["agents", "no-netns", "no-prometheus", "dir", "interval"]);
+  const agentsFlag = stringFlag(args, "agents");
+  const agents = agentsFlag === undefined ? 3 : Number(agentsFlag);
+  if (!Number.isInteger(agents) || agents < 1 || agents > 200) {
+    throw new UsageError(`--agents must be an integer 1-200, got "${agentsFlag}"`);
+  }
+  const interval = stringFlag(args, "interval");
+  const config: Record<string, unknown> = {};
+  if (interval) {
+    config.checkers = Object.fromEntries(["tcp", "udp", "icmp", "dns"].map((c) => [c, { interval }]));
+  }
+  const netns = args.flags.has("no-netns") ? false : isRoot();
+  if (!netns) console.log("lab: running on loopback (network namespaces need root)");
+  const lab = new Lab({
+    agents,
+    netns,
+    prometheus: args.flags.has("no-prometheus") ? false : undefined,
+    dir: stringFlag(args, "dir"),
+    config,
+    log: (line) => console.log(`lab: ${line}`),
+  });
+  let stopping = false;
+  const stop = async () => {
+    if (stopping) return;
+    stopping = true;
+    console.log("\nlab: stopping ...");
+    await lab.stop();
+    console.log("lab: stopped, nothing left running");
+  };
+  const done = new Promise<void>((resolve) => {
+    process.once("SIGINT", () => void stop().then(resolve));
+    process.once("SIGTERM", () => void stop().then(resolve));
+  });
+  await lab.start();
+  console.log("");
+  console.log(`svc lab ${lab.index} is up (${lab.nodes.length} agents${lab.netns ? ", one network namespace each" : ""})`);
+  console.log(`  controller API   ${lab.controllerUrl}/api/v1/topology`);
+  console.log(`  controller metrics ${lab.controllerMetricsUrl}/metrics`);
+  for (const n of lab.nodes) console.log(`  agent ${n.name.padEnd(10)} ${n.httpUrl}  metrics ${n.metricsUrl}/metrics`);
+  if (lab.prometheusUrl) console.log(`  prometheus       ${lab.prometheusUrl}`);
+  console.log(`  logs and configs ${lab.dir}`);
+  console.log("Press Ctrl-C to stop everything.");
+  await done;
+  return 0;
+}
+
+async function down(): Promise<number> {
+  if (!isRoot()) {
+    console.log("nothing to remove: labs without root use no network namespaces");
+    return 0;
+  }
+  const live = new Set<number>();
+  try {
+    // a lab that is still running keeps its network unless --all
+    live.add(readState().index);
+  } catch {
+    // none running, or several: only stale ones are removed below
+  }
+  const bridges = await listLabBridges();
+  let removed = 0;
+  for (const index of bridges) {
+    if (live.has(index)) continue;
+    await destroyNetwork(index, await listLabNamespaces(index));
+    removed++;
+  }
+  console.log(`removed ${removed} stale lab network(s)`);
+  return 0;
+}

@@ -1,0 +1,294 @@
+import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { stringify } from "yaml";
+import { LabDnsServer } from "./dns.ts";
+import { isRoot } from "./exec.ts";
+import { applyFault, type Fault, type FaultEndpoint, healAll } from "./faults.ts";
+import { addNode, bridgeAddress, createBridge, destroyNetwork } from "./netns.ts";
+import { freePorts } from "./ports.ts";
+import { httpOk, type ManagedProcess, startProcess, stopProcess, waitFor } from "./processes.ts";
+import { type ScrapeTarget, startPrometheus } from "./prometheus.ts";
+import { type LabState, removeState, writeState } from "./state.ts";
+
+/** Options of a lab. */
+export interface LabOptions {
+  /** number of agents (default 3) */
+  agents?: number;
+  /** put each agent in its own network namespace (default: when root) */
+  netns?: boolean;
+  /** path of the prometheus binary; false = no Prometheus (default: /usr/bin/prometheus when it exists) */
+  prometheus?: string | false;
+  /** Prometheus scrape interval (default 5 s) */
+  scrapeIntervalSeconds?: number;
+  /** working directory for configs, logs and Prometheus data (default: a new temp dir) */
+  dir?: string;
+  /** zones assigned round-robin to the agents (default zone-a, zone-b) */
+  zones?: string[];
+  /** extra configuration merged into every agent's and the controller's YAML (e.g. checker intervals) */
+  config?: Record<string, unknown>;
+  /** progress lines (default: none) */
+  log?: (line: string) => void;
+}
+
+/** A running lab node. */
+export interface LabNode {
+  name: string;
+  zone: string;
+  namespace?: string;
+  address: string;
+  httpPort: number;
+  metricsPort: number;
+  grpcPort: number;
+  httpUrl: string;
+  metricsUrl: string;
+  process: ManagedProcess;
+}
+
+const SVC_BIN = fileURLToPath(new URL("../../cli/bin/svc.mjs", import.meta.url));
+const DEFAULT_PROMETHEUS = "/usr/bin/prometheus";
+
+/** A local cluster: a controller, N agents, a DNS responder and (optionally) Prometheus. */
+export class Lab {
+  readonly nodes: LabNode[] = [];
+  controllerUrl = "";
+  controllerMetricsUrl = "";
+  prometheusUrl: string | undefined;
+  index = 0;
+  dir = "";
+  netns = false;
+  private controller: ManagedProcess | undefined;
+  private prometheus: ManagedProcess | undefined;
+  private dns: LabDnsServer | undefined;
+  private stopped = false;
+
+  constructor(private readonly opts: LabOptions = {}) {}
+
+  private log(line: string): void {
+    this.opts.log?.(line);
+  }
+
+  /** Starts everything; on failure tears down what was started and rethrows. */
+  async start(): Promise<void> {
+    try {
+      await this.startInner();
+    } catch (err) {
+      await this.stop();
+      throw err;
+    }
+  }
+
+  private async startInner(): Promise<void> {
+    const count = this.opts.agents ?? 3;
+    if (!Number.isInteger(count) || count < 1 || count > 200) throw new Error("agents must be 1-200");
+    this.netns = this.opts.netns ?? isRoot();
+    if (this.netns && !isRoot()) throw new Error("network namespaces need root: run as root or pass --no-netns");
+    this.dir = this.opts.dir ?? mkdtempSync(join(tmpdir(), "svc-lab-"));
+    mkdirSync(this.dir, { recursive: true });
+    const zones = this.opts.zones ?? ["zone-a", "zone-b"];
+
+    let controllerHost = "127.0.0.1";
+    const namespaces: { name: string; namespace: string; address: string }[] = [];
+    if (this.netns) {
+      this.index = await createBridge();
+      controllerHost = bridgeAddress(this.index);
+      this.log(`network: bridge svcbr${this.index}, 198.18.${this.index}.0/24`);
+      for (let i = 1; i <= count; i++) {
+        const n = await addNode(this.index, `node-${i}`, i);
+        namespaces.push({ name: n.name, namespace: n.namespace, address: n.address });
+      }
+    } else {
+      this.index = 1000 + (process.pid % 100000);
+      for (let i = 1; i <= count; i++) namespaces.push({ name: `node-${i}`, namespace: "", address: "127.0.0.1" });
+    }
+
+    // DNS responder for the dns checker: lab names only, never the machine's resolver.
+    const dnsRecords: Record<string, string> = { "kubernetes.default.svc.cluster.local": controllerHost };
+    for (const n of namespaces) dnsRecords[`${n.name}.lab`] = n.address;
+    this.dns = new LabDnsServer(dnsRecords);
+    const dnsPort = await this.dns.start(controllerHost, this.netns ? 53 : 0);
+    const resolver = dnsPort === 53 ? controllerHost : `${controllerHost}:${dnsPort}`;
+
+    const [cHttp, cMetrics, cGrpc, promPort] = await freePorts(4);
+    const controllerConfig = this.merge({
+      httpPort: cHttp,
+      metricsPort: cMetrics,
+      grpcPort: cGrpc,
+      controller: { leaderElection: false },
+    });
+    const controllerFile = join(this.dir, "controller.yaml");
+    writeFileSync(controllerFile, stringify(controllerConfig));
+    const cArgs = [SVC_BIN, "controller", "--config", controllerFile];
+    if (!this.netns) cArgs.push("--allow-loopback-agents");
+    this.controller = startProcess("controller", process.execPath, cArgs, {
+      logFile: join(this.dir, "controller.log"),
+    });
+    this.controllerUrl = `http://127.0.0.1:${cHttp}`;
+    this.controllerMetricsUrl = `http://127.0.0.1:${cMetrics}`;
+    await waitFor("controller /readyz", () => httpOk(`${this.controllerUrl}/readyz`), 30_000, this.controller);
+    this.log(`controller: ${this.controllerUrl} (gRPC ${controllerHost}:${cGrpc})`);
+
+    const agentPorts = this.netns ? [] : await freePorts(count * 3);
+    for (const [i, n] of namespaces.entries()) {
+      const ports = this.netns
+        ? { httpPort: 8080, metricsPort: 9091, grpcPort: 9090 }
+        : { httpPort: agentPorts[i * 3]!, metricsPort: agentPorts[i * 3 + 1]!, grpcPort: agentPorts[i * 3 + 2]! };
+      const zone = zones[i % zones.length] ?? "zone-a";
+      const cfg = this.merge({
+        ...ports,
+        controllerAddress: `${controllerHost}:${cGrpc}`,
+        checkers: {
+          dns: { hosts: ["kubernetes.default.svc.cluster.local", `${n.name}.lab`], resolvers: [resolver] },
+        },
+      });
+      const file = join(this.dir, `${n.name}.yaml`);
+      writeFileSync(file, stringify(cfg));
+      const env = {
+        SVC_NODE_NAME: n.name,
+        SVC_ZONE: zone,
+        SVC_POD_NAME: `svc-agent-${n.name}`,
+        SVC_POD_IP: n.address,
+      };
+      const args = [SVC_BIN, "agent", "--config", file];
+      if (!this.netns) args.push("--lab-advertise", n.address);
+      const proc = this.netns
+        ? startProcess(n.name, "ip", ["netns", "exec", n.namespace, process.execPath, ...args], {
+            env,
+            logFile: join(this.dir, `${n.name}.log`),
+          })
+        : startProcess(n.name, process.execPath, args, { env, logFile: join(this.dir, `${n.name}.log`) });
+      const host = this.netns ? n.address : "127.0.0.1";
+      this.nodes.push({
+        name: n.name,
+        zone,
+        namespace: n.namespace || undefined,
+        address: n.address,
+        ...ports,
+        httpUrl: `http://${host}:${ports.httpPort}`,
+        metricsUrl: `http://${host}:${ports.metricsPort}`,
+        process: proc,
+      });
+    }
+    for (const node of this.nodes) {
+      await waitFor(`${node.name} /readyz`, () => httpOk(`${node.httpUrl}/readyz`), 30_000, node.process);
+      this.log(`agent ${node.name} (${node.zone}): ${node.httpUrl}  metrics ${node.metricsUrl}`);
+    }
+
+    const prom = this.opts.prometheus ?? (existsSync(DEFAULT_PROMETHEUS) ? DEFAULT_PROMETHEUS : false);
+    if (prom) {
+      const targets: ScrapeTarget[] = [
+        { job: "svc-controller", targets: [`127.0.0.1:${cMetrics}`] },
+        ...this.nodes.map((n) => ({
+          job: "svc-agent",
+          targets: [new URL(n.metricsUrl).host],
+          labels: { node: n.name },
+        })),
+      ];
+      const started = await startPrometheus({
+        binary: prom,
+        dir: this.dir,
+        port: promPort!,
+        targets,
+        intervalSeconds: this.opts.scrapeIntervalSeconds ?? 5,
+      });
+      this.prometheus = started.process;
+      this.prometheusUrl = started.url;
+      this.log(`prometheus: ${this.prometheusUrl}`);
+    } else {
+      this.log("prometheus: not started (binary not found)");
+    }
+    writeState(this.state());
+  }
+
+  private merge(base: Record<string, unknown>): Record<string, unknown> {
+    return deepMerge(base, this.opts.config ?? {});
+  }
+
+  /** What `svc lab fault` run from another terminal needs. */
+  state(): LabState {
+    return {
+      pid: process.pid,
+      index: this.index,
+      dir: this.dir,
+      netns: this.netns,
+      controllerUrl: this.controllerUrl,
+      prometheusUrl: this.prometheusUrl,
+      nodes: this.nodes.map((n) => ({
+        name: n.name,
+        namespace: n.namespace ?? "",
+        address: n.address,
+        tcpPort: n.httpPort,
+        udpPort: n.grpcPort,
+      })),
+    };
+  }
+
+  /** Injects a fault between lab nodes (network namespaces only). */
+  async fault(fault: Fault): Promise<void> {
+    await injectFault(this.state(), fault);
+  }
+
+  /** Removes every injected fault. */
+  async heal(): Promise<void> {
+    await healLab(this.state());
+  }
+
+  node(name: string): LabNode {
+    const n = this.nodes.find((x) => x.name === name);
+    if (!n) throw new Error(`no lab node ${name}`);
+    return n;
+  }
+
+  /** Stops every process and removes the network; safe to call twice. */
+  async stop(): Promise<void> {
+    if (this.stopped) return;
+    this.stopped = true;
+    await Promise.all(this.nodes.map((n) => stopProcess(n.process)));
+    if (this.controller) await stopProcess(this.controller);
+    if (this.prometheus) await stopProcess(this.prometheus);
+    this.dns?.stop();
+    if (this.netns && this.index > 0) {
+      await destroyNetwork(
+        this.index,
+        this.nodes.map((n) => n.namespace ?? "").filter(Boolean),
+      );
+    }
+    removeState(this.index);
+  }
+}
+
+/** Injects a fault into the lab described by `state`. */
+export async function injectFault(state: LabState, fault: Fault): Promise<void> {
+  if (!state.netns) throw new Error("faults need the network-namespace lab (run `svc lab` as root)");
+  await applyFault(fault, endpoints(state));
+}
+
+/** Heals every fault of the lab described by `state`. */
+export async function healLab(state: LabState): Promise<void> {
+  if (!state.netns) return;
+  await healAll(state.nodes.map((n) => n.namespace));
+}
+
+function endpoints(state: LabState): Map<string, FaultEndpoint> {
+  return new Map(
+    state.nodes.map((n) => [
+      n.name,
+      { namespace: n.namespace, address: n.address, tcpPort: n.tcpPort, udpPort: n.udpPort },
+    ]),
+  );
+}
+
+function isPlainObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === "object" && v !== null && !Array.isArray(v);
+}
+
+/** Merges `over` into `base` recursively (plain objects merge, everything else replaces). */
+export function deepMerge(base: Record<string, unknown>, over: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = { ...base };
+  for (const [k, v] of Object.entries(over)) {
+    const b = out[k];
+    out[k] = isPlainObject(b) && isPlainObject(v) ? deepMerge(b, v) : v;
+  }
+  return out;
+}

@@ -1,0 +1,85 @@
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { httpOk, type ManagedProcess, startProcess, stopProcess, waitFor } from "./processes.ts";
+
+/** A scrape job of the lab's Prometheus. */
+export interface ScrapeTarget {
+  job: string;
+  targets: string[];
+  labels?: Record<string, string>;
+}
+
+/** The prometheus.yml the lab writes: every target scraped every `intervalSeconds`. */
+export function prometheusConfig(targets: readonly ScrapeTarget[], intervalSeconds: number): string {
+  const lines = [
+    "global:",
+    `  scrape_interval: ${intervalSeconds}s`,
+    `  evaluation_interval: ${intervalSeconds}s`,
+    "scrape_configs:",
+  ];
+  const jobs = new Map<string, ScrapeTarget[]>();
+  for (const t of targets) jobs.set(t.job, [...(jobs.get(t.job) ?? []), t]);
+  for (const [job, groups] of jobs) {
+    lines.push(`  - job_name: ${JSON.stringify(job)}`, "    static_configs:");
+    for (const t of groups) {
+      lines.push("      - targets:");
+      for (const target of t.targets) lines.push(`          - ${JSON.stringify(target)}`);
+      if (t.labels && Object.keys(t.labels).length > 0) {
+        lines.push("        labels:");
+        for (const [k, v] of Object.entries(t.labels)) lines.push(`          ${k}: ${JSON.stringify(v)}`);
+      }
+    }
+  }
+  return `${lines.join("\n")}\n`;
+}
+
+/** Starts the real `prometheus` binary on 127.0.0.1:`port` with storage under `dir`; waits until ready. */
+export async function startPrometheus(opts: {
+  binary: string;
+  dir: string;
+  port: number;
+  targets: readonly ScrapeTarget[];
+  intervalSeconds: number;
+}): Promise<{ process: ManagedProcess; url: string }> {
+  const configFile = join(opts.dir, "prometheus.yml");
+  writeFileSync(configFile, prometheusConfig(opts.targets, opts.intervalSeconds));
+  const url = `http://127.0.0.1:${opts.port}`;
+  const proc = startProcess(
+    "prometheus",
+    opts.binary,
+    [
+      `--config.file=${configFile}`,
+      `--storage.tsdb.path=${join(opts.dir, "prometheus-data")}`,
+      `--web.listen-address=127.0.0.1:${opts.port}`,
+      "--web.enable-lifecycle",
+    ],
+    { logFile: join(opts.dir, "prometheus.log") },
+  );
+  try {
+    await waitFor("prometheus /-/ready", () => httpOk(`${url}/-/ready`), 30_000, proc);
+  } catch (err) {
+    await stopProcess(proc);
+    throw err;
+  }
+  return { process: proc, url };
+}
+
+/** One series of an instant query result. */
+export interface PromSample {
+  metric: Record<string, string>;
+  value: number;
+}
+
+/** Runs an instant PromQL query against the Prometheus HTTP API. */
+export async function promQuery(baseUrl: string, query: string): Promise<PromSample[]> {
+  const res = await fetch(`${baseUrl}/api/v1/query?query=${encodeURIComponent(query)}`, {
+    signal: AbortSignal.timeout(10_000),
+  });
+  const body = (await res.json()) as {
+    status: string;
+    error?: string;
+    data?: { resultType: string; result: { metric: Record<string, string>; value: [number, string] }[] };
+  };
+  if (body.status !== "success" || !body.data) throw new Error(`PromQL ${query}: ${body.error ?? res.status}`);
+  return body.data.result.map((r) => ({ metric: r.metric, value: Number(r.value[1]) }));
+}
