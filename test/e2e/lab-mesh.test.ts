@@ -22,7 +22,12 @@ describe("lab: 3 agents in network namespaces", opts, () => {
       scrapeIntervalSeconds: 1,
       config: {
         controller: { agentTtl: "10s" },
-        checkers: { tcp: fast, udp: { ...fast, packets: 3, timeout: "200ms" }, icmp: fast, dns: { interval: "2s" } },
+        checkers: {
+          tcp: fast,
+          udp: { ...fast, packets: 3, timeout: "200ms" },
+          icmp: fast,
+          dns: { interval: "2s" },
+        },
       },
     });
     await lab.start();
@@ -54,8 +59,14 @@ describe("lab: 3 agents in network namespaces", opts, () => {
       await eventually(
         `${p}: 6 ordered pairs with successes and no failures in the last 5s`,
         async () => {
-          const ok = await promQuery(lab.prometheusUrl!, `increase(svc_${p}_results_total{result="success"}[5s]) > 0`);
-          const fail = await promQuery(lab.prometheusUrl!, `increase(svc_${p}_results_total{result="fail"}[5s]) > 0`);
+          const ok = await promQuery(
+            lab.prometheusUrl!,
+            `increase(svc_${p}_results_total{result="success"}[5s]) > 0`,
+          );
+          const fail = await promQuery(
+            lab.prometheusUrl!,
+            `increase(svc_${p}_results_total{result="fail"}[5s]) > 0`,
+          );
           return ok.length === 6 && fail.length === 0 ? true : undefined;
         },
         60_000,
@@ -84,9 +95,18 @@ describe("lab: 3 agents in network namespaces", opts, () => {
       assert.equal(healthy.length, 5, "the other five ordered pairs keep answering");
       for (const p of ["tcp", "icmp"]) {
         const sel = `source_node="node-1",destination_node="node-2"`;
-        const fails = await promQuery(lab.prometheusUrl!, `increase(svc_${p}_results_total{${sel},result="fail"}[5s])`);
-        assert.ok(fails.every((s) => s.value === 0), `${p} failed on the pair while only udp was dropped`);
-        const oks = await promQuery(lab.prometheusUrl!, `increase(svc_${p}_results_total{${sel},result="success"}[5s])`);
+        const fails = await promQuery(
+          lab.prometheusUrl!,
+          `increase(svc_${p}_results_total{${sel},result="fail"}[5s])`,
+        );
+        assert.ok(
+          fails.every((s) => s.value === 0),
+          `${p} failed on the pair while only udp was dropped`,
+        );
+        const oks = await promQuery(
+          lab.prometheusUrl!,
+          `increase(svc_${p}_results_total{${sel},result="success"}[5s])`,
+        );
         assert.ok(oks.length === 1 && oks[0]!.value > 0, `${p} still succeeds on node-1 -> node-2`);
       }
     } finally {
@@ -94,7 +114,10 @@ describe("lab: 3 agents in network namespaces", opts, () => {
     }
     await eventually(
       "udp loss back below 1 after heal",
-      async () => ((await promQuery(lab.prometheusUrl!, "svc_udp_packet_loss_ratio == 1")).length === 0 ? true : undefined),
+      async () =>
+        (await promQuery(lab.prometheusUrl!, "svc_udp_packet_loss_ratio == 1")).length === 0
+          ? true
+          : undefined,
       15_000,
     );
   });
@@ -114,7 +137,10 @@ describe("lab: 3 agents in network namespaces", opts, () => {
   test("a SIGKILLed agent leaves the topology after the TTL and its series leave the others' /metrics", async () => {
     const victim = lab.node("node-3");
     const before3 = await scrape(`${lab.node("node-1").metricsUrl}/metrics`);
-    assert.ok(before3.some((s) => s.labels.destination_node === "node-3"), "node-1 measured node-3 before");
+    assert.ok(
+      before3.some((s) => s.labels.destination_node === "node-3"),
+      "node-1 measured node-3 before",
+    );
     victim.process.child.kill("SIGKILL");
     const started = Date.now();
     await eventually(

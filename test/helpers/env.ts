@@ -38,7 +38,9 @@ export async function eventually<T>(
       last = err;
     }
     if (Date.now() > deadline) {
-      throw new Error(`timed out after ${timeoutMs} ms: ${what}${last ? ` (last error: ${String(last)})` : ""}`);
+      throw new Error(
+        `timed out after ${timeoutMs} ms: ${what}${last ? ` (last error: ${String(last)})` : ""}`,
+      );
     }
     await new Promise((r) => setTimeout(r, everyMs));
   }

@@ -5,14 +5,7 @@ export interface Args {
 }
 
 /** Flags that never take a value. */
-const BOOLEAN_FLAGS = new Set([
-  "help",
-  "no-netns",
-  "no-prometheus",
-  "all",
-  "allow-loopback-agents",
-  "json",
-]);
+const BOOLEAN_FLAGS = new Set(["help", "no-netns", "no-prometheus", "all", "allow-loopback-agents", "json"]);
 
 export function parseArgs(argv: readonly string[]): Args {
   const words: string[] = [];

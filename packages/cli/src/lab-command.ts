@@ -91,10 +91,13 @@ async function runLab(args: Args): Promise<number> {
   });
   await lab.start();
   console.log("");
-  console.log(`svc lab ${lab.index} is up (${lab.nodes.length} agents${lab.netns ? ", one network namespace each" : ""})`);
+  console.log(
+    `svc lab ${lab.index} is up (${lab.nodes.length} agents${lab.netns ? ", one network namespace each" : ""})`,
+  );
   console.log(`  controller API   ${lab.controllerUrl}/api/v1/topology`);
   console.log(`  controller metrics ${lab.controllerMetricsUrl}/metrics`);
-  for (const n of lab.nodes) console.log(`  agent ${n.name.padEnd(10)} ${n.httpUrl}  metrics ${n.metricsUrl}/metrics`);
+  for (const n of lab.nodes)
+    console.log(`  agent ${n.name.padEnd(10)} ${n.httpUrl}  metrics ${n.metricsUrl}/metrics`);
   if (lab.prometheusUrl) console.log(`  prometheus       ${lab.prometheusUrl}`);
   console.log(`  logs and configs ${lab.dir}`);
   console.log("Press Ctrl-C to stop everything.");

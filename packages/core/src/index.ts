@@ -7,7 +7,7 @@ export * from "./config/net.ts";
 export { DEFAULT_DNS_HOST, LOG_FORMATS, LOG_LEVELS } from "./config/schema.ts";
 export * from "./config/types.ts";
 export * from "./config/watch.ts";
+export * from "./lifecycle.ts";
 export * from "./log/logger.ts";
 export { formatTextLine } from "./log/text.ts";
 export * from "./version.ts";
-export * from "./lifecycle.ts";

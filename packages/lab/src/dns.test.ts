@@ -8,7 +8,10 @@ import { LabDnsServer } from "./dns.ts";
 const exec = promisify(execFile);
 
 test("answers A and AAAA for its names and NXDOMAIN otherwise, as node's resolver sees it", async () => {
-  const server = new LabDnsServer({ "node-1.lab": "198.18.1.11", "v6.lab": ["fd00:198:18::11", "198.18.1.12"] });
+  const server = new LabDnsServer({
+    "node-1.lab": "198.18.1.11",
+    "v6.lab": ["fd00:198:18::11", "198.18.1.12"],
+  });
   const port = await server.start("127.0.0.1", 0);
   try {
     const r = new dns.Resolver();
@@ -25,7 +28,15 @@ test("dig agrees with the responder", { skip: process.env.CI !== "true" && !(awa
   const server = new LabDnsServer({ "node-2.lab": "198.18.1.12" });
   const port = await server.start("127.0.0.1", 0);
   try {
-    const { stdout } = await exec("dig", ["+short", "+tries=1", "+time=2", "-p", String(port), "@127.0.0.1", "node-2.lab"]);
+    const { stdout } = await exec("dig", [
+      "+short",
+      "+tries=1",
+      "+time=2",
+      "-p",
+      String(port),
+      "@127.0.0.1",
+      "node-2.lab",
+    ]);
     assert.equal(stdout.trim(), "198.18.1.12");
   } finally {
     server.stop();

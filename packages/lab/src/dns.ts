@@ -55,7 +55,9 @@ export class LabDnsServer {
     const questionEnd = off + 5;
     const name = normalise(labels.join("."));
     const known = this.records.get(name);
-    const wanted = (known ?? []).filter((a) => (qtype === 28 ? a.includes(":") : qtype === 1 && !a.includes(":")));
+    const wanted = (known ?? []).filter((a) =>
+      qtype === 28 ? a.includes(":") : qtype === 1 && !a.includes(":"),
+    );
     const header = Buffer.alloc(12);
     msg.copy(header, 0, 0, 2);
     const rd = msg[2]! & 0x01;
@@ -89,6 +91,6 @@ function ipv6Bytes(address: string): Buffer {
   const t = tail ? tail.split(":") : [];
   const groups = address.includes("::") ? [...h, ...Array(8 - h.length - t.length).fill("0"), ...t] : h;
   const out = Buffer.alloc(16);
-  groups.forEach((g, i) => out.writeUInt16BE(Number.parseInt(g, 16), i * 2));
+  for (const [i, g] of groups.entries()) out.writeUInt16BE(Number.parseInt(g, 16), i * 2);
   return out;
 }

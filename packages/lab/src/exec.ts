@@ -7,7 +7,11 @@ export interface ExecResult {
 }
 
 /** Runs a command without a shell; rejects with the command line and its stderr when it exits non-zero. */
-export function run(cmd: string, args: readonly string[], opts: { input?: string } = {}): Promise<ExecResult> {
+export function run(
+  cmd: string,
+  args: readonly string[],
+  opts: { input?: string } = {},
+): Promise<ExecResult> {
   return new Promise((resolve, reject) => {
     const child = execFile(cmd, args, { maxBuffer: 16 * 1024 * 1024 }, (err, stdout, stderr) => {
       if (err) {

@@ -17,7 +17,10 @@ test("drop of one protocol matches only probes towards the destination's probe p
 });
 
 test("loss uses numgen with basis points; partition drops both ways", () => {
-  const loss = faultRules({ kind: "loss", from: "node-1", to: "node-2", protocol: "all", percent: 12.5 }, nodes);
+  const loss = faultRules(
+    { kind: "loss", from: "node-1", to: "node-2", protocol: "all", percent: 12.5 },
+    nodes,
+  );
   assert.deepEqual(loss.get("svc1-node-1"), ["ip daddr 198.18.1.12 numgen random mod 10000 < 1250 drop"]);
   const part = faultRules({ kind: "partition", a: "node-1", b: "node-2" }, nodes);
   assert.deepEqual(part.get("svc1-node-1"), ["ip daddr 198.18.1.12 drop"]);

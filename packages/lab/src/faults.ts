@@ -100,7 +100,8 @@ export function parseFault(words: readonly string[]): Fault {
   const [kind, ...rest] = words;
   const proto = (p: string | undefined): FaultProtocol => {
     const v = (p ?? "all") as FaultProtocol;
-    if (!FAULT_PROTOCOLS.includes(v)) throw new Error(`protocol must be one of ${FAULT_PROTOCOLS.join(", ")}`);
+    if (!FAULT_PROTOCOLS.includes(v))
+      throw new Error(`protocol must be one of ${FAULT_PROTOCOLS.join(", ")}`);
     return v;
   };
   switch (kind) {

@@ -83,7 +83,8 @@ export class Lab {
     const count = this.opts.agents ?? 3;
     if (!Number.isInteger(count) || count < 1 || count > 200) throw new Error("agents must be 1-200");
     this.netns = this.opts.netns ?? isRoot();
-    if (this.netns && !isRoot()) throw new Error("network namespaces need root: run as root or pass --no-netns");
+    if (this.netns && !isRoot())
+      throw new Error("network namespaces need root: run as root or pass --no-netns");
     this.dir = this.opts.dir ?? mkdtempSync(join(tmpdir(), "svc-lab-"));
     mkdirSync(this.dir, { recursive: true });
     const zones = this.opts.zones ?? ["zone-a", "zone-b"];
@@ -100,7 +101,8 @@ export class Lab {
       }
     } else {
       this.index = 1000 + (process.pid % 100000);
-      for (let i = 1; i <= count; i++) namespaces.push({ name: `node-${i}`, namespace: "", address: "127.0.0.1" });
+      for (let i = 1; i <= count; i++)
+        namespaces.push({ name: `node-${i}`, namespace: "", address: "127.0.0.1" });
     }
 
     // DNS responder for the dns checker: lab names only, never the machine's resolver.
@@ -126,14 +128,23 @@ export class Lab {
     });
     this.controllerUrl = `http://127.0.0.1:${cHttp}`;
     this.controllerMetricsUrl = `http://127.0.0.1:${cMetrics}`;
-    await waitFor("controller /readyz", () => httpOk(`${this.controllerUrl}/readyz`), 30_000, this.controller);
+    await waitFor(
+      "controller /readyz",
+      () => httpOk(`${this.controllerUrl}/readyz`),
+      30_000,
+      this.controller,
+    );
     this.log(`controller: ${this.controllerUrl} (gRPC ${controllerHost}:${cGrpc})`);
 
     const agentPorts = this.netns ? [] : await freePorts(count * 3);
     for (const [i, n] of namespaces.entries()) {
       const ports = this.netns
         ? { httpPort: 8080, metricsPort: 9091, grpcPort: 9090 }
-        : { httpPort: agentPorts[i * 3]!, metricsPort: agentPorts[i * 3 + 1]!, grpcPort: agentPorts[i * 3 + 2]! };
+        : {
+            httpPort: agentPorts[i * 3]!,
+            metricsPort: agentPorts[i * 3 + 1]!,
+            grpcPort: agentPorts[i * 3 + 2]!,
+          };
       const zone = zones[i % zones.length] ?? "zone-a";
       const cfg = this.merge({
         ...ports,
@@ -249,10 +260,7 @@ export class Lab {
     if (this.prometheus) await stopProcess(this.prometheus);
     this.dns?.stop();
     if (this.netns && this.index > 0) {
-      await destroyNetwork(
-        this.index,
-        this.nodes.map((n) => n.namespace ?? "").filter(Boolean),
-      );
+      await destroyNetwork(this.index, this.nodes.map((n) => n.namespace ?? "").filter(Boolean));
     }
     removeState(this.index);
   }
@@ -284,7 +292,10 @@ function isPlainObject(v: unknown): v is Record<string, unknown> {
 }
 
 /** Merges `over` into `base` recursively (plain objects merge, everything else replaces). */
-export function deepMerge(base: Record<string, unknown>, over: Record<string, unknown>): Record<string, unknown> {
+export function deepMerge(
+  base: Record<string, unknown>,
+  over: Record<string, unknown>,
+): Record<string, unknown> {
   const out: Record<string, unknown> = { ...base };
   for (const [k, v] of Object.entries(over)) {
     const b = out[k];

@@ -80,6 +80,7 @@ export async function promQuery(baseUrl: string, query: string): Promise<PromSam
     error?: string;
     data?: { resultType: string; result: { metric: Record<string, string>; value: [number, string] }[] };
   };
-  if (body.status !== "success" || !body.data) throw new Error(`PromQL ${query}: ${body.error ?? res.status}`);
+  if (body.status !== "success" || !body.data)
+    throw new Error(`PromQL ${query}: ${body.error ?? res.status}`);
   return body.data.result.map((r) => ({ metric: r.metric, value: Number(r.value[1]) }));
 }

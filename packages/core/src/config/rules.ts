@@ -134,7 +134,11 @@ export function applyRules(cfg: SvcConfig): RuleResult {
     ];
     for (const [key, value] of required) {
       if (value === "" && !issues.some((i) => i.path === key))
-        issue(key, "required when controller.externalGateway.enabled is true", "controller.externalGateway.enabled");
+        issue(
+          key,
+          "required when controller.externalGateway.enabled is true",
+          "controller.externalGateway.enabled",
+        );
     }
   }
   return { issues, warnings };

@@ -1,0 +1,406 @@
+import { randomUUID } from "node:crypto";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { type KubeObject, type KubeStatus, kubeStatus, type WatchEvent } from "./kube-objects.ts";
+
+const LEASES = /^\/apis\/coordination\.k8s\.io\/v1\/namespaces\/([^/]+)\/leases(?:\/([^/]+))?$/;
+const NODES = /^\/api\/v1\/nodes(?:\/([^/]+))?$/;
+
+interface NodeEvent {
+  rv: number;
+  type: "ADDED" | "MODIFIED" | "DELETED";
+  object: KubeObject;
+}
+
+/** A request has been answered (or, for a held watch, will be). */
+type Handled = "handled";
+const HANDLED: Handled = "handled";
+
+interface OpenWatch {
+  res: ServerResponse;
+  timer?: NodeJS.Timeout;
+}
+
+/** Counts of what clients asked for, so tests can observe a relist or a rewatch. */
+export interface FakeKubeApiCounters {
+  nodeLists: number;
+  nodeWatches: number;
+  /** watches answered with 410 Gone (as an ERROR event or as an HTTP status) */
+  gone: number;
+  leaseGets: number;
+  leaseCreates: number;
+  leaseUpdates: number;
+  /** creates refused 409 AlreadyExists and updates refused 409 Conflict */
+  leaseConflicts: number;
+}
+
+/**
+ * TEST HELPER, not a Kubernetes implementation: a small fake of the Kubernetes API server over plain HTTP, faithful
+ * to the parts of the protocol svc uses (design.md §2, the one permitted substitute):
+ *
+ * - `GET /api/v1/nodes` lists Nodes (`metadata.resourceVersion` of the list is the current global version);
+ *   `?watch=true&resourceVersion=N` streams newline-delimited ADDED/MODIFIED/DELETED events newer than N, then live
+ *   ones; an absent, empty or `0` version starts with a synthetic ADDED per node; a version older than the compacted
+ *   history answers 410 Gone, by default as a real API server does (HTTP 200 with one ERROR event carrying a 410
+ *   `Expired` Status, then end of stream), or as an HTTP 410 status with `goneAs: "status"`. `timeoutSeconds` ends
+ *   the stream. No bookmarks.
+ * - `coordination.k8s.io/v1` Leases in any namespace: GET (404 NotFound), POST (409 AlreadyExists), PUT with
+ *   optimistic concurrency (`metadata.resourceVersion` must equal the stored one, else 409 Conflict; missing, 422),
+ *   DELETE.
+ * - Every write (node or lease) bumps one global resourceVersion.
+ *
+ * Tests drive the Node inventory with addNode / updateNode / setNodeReady / deleteNode, can compact history
+ * (compact), hold new watch requests (pauseWatches / resumeWatches), drop open watches (closeWatches) and make
+ * the whole server answer 503 (setUnavailable).
+ */
+export class FakeKubeApi {
+  readonly counters: FakeKubeApiCounters = {
+    nodeLists: 0,
+    nodeWatches: 0,
+    gone: 0,
+    leaseGets: 0,
+    leaseCreates: 0,
+    leaseUpdates: 0,
+    leaseConflicts: 0,
+  };
+  readonly #server: Server;
+  readonly #nodes = new Map<string, KubeObject>();
+  readonly #leases = new Map<string, KubeObject>();
+  readonly #history: NodeEvent[] = [];
+  readonly #watches = new Set<OpenWatch>();
+  readonly #held: (() => void)[] = [];
+  readonly #goneAs: "event" | "status";
+  #rv = 1;
+  #compactedRv = 0;
+  #paused = false;
+  #unavailable = false;
+
+  constructor(opts: { goneAs?: "event" | "status" } = {}) {
+    this.#goneAs = opts.goneAs ?? "event";
+    this.#server = createServer((req, res) => {
+      this.#handle(req, res).catch((err: unknown) => {
+        if (!res.headersSent) this.#status(res, kubeStatus(500, "InternalError", String(err)));
+      });
+    });
+  }
+
+  /** Binds 127.0.0.1 on a free port; resolves with the base URL (`http://127.0.0.1:PORT`). */
+  async start(): Promise<string> {
+    await new Promise<void>((resolve) => this.#server.listen(0, "127.0.0.1", resolve));
+    return this.url;
+  }
+
+  get url(): string {
+    const addr = this.#server.address() as AddressInfo | null;
+    return `http://127.0.0.1:${addr?.port ?? 0}`;
+  }
+
+  /** Ends every watch, releases held requests and closes the listener. */
+  async stop(): Promise<void> {
+    this.closeWatches();
+    this.resumeWatches();
+    this.#server.closeAllConnections();
+    await new Promise<void>((resolve) => this.#server.close(() => resolve()));
+  }
+
+  /** The current global resourceVersion. */
+  get resourceVersion(): number {
+    return this.#rv;
+  }
+
+  /** Creates a Node (throws if it exists); resolves with the stored copy. */
+  addNode(node: KubeObject): KubeObject {
+    const name = node.metadata.name;
+    if (this.#nodes.has(name)) throw new Error(`node ${name} exists`);
+    const stored = this.#stamp(structuredClone(node), undefined);
+    this.#nodes.set(name, stored);
+    this.#emit("ADDED", stored);
+    return stored;
+  }
+
+  /** Replaces a Node with `mutate(copy)` (a MODIFIED event). */
+  updateNode(name: string, mutate: (n: KubeObject) => void): KubeObject {
+    const old = this.#nodes.get(name);
+    if (!old) throw new Error(`no node ${name}`);
+    const next = structuredClone(old);
+    mutate(next);
+    const stored = this.#stamp(next, old);
+    this.#nodes.set(name, stored);
+    this.#emit("MODIFIED", stored);
+    return stored;
+  }
+
+  /** Sets the status of the node's Ready condition. */
+  setNodeReady(name: string, ready: boolean): KubeObject {
+    return this.updateNode(name, (n) => {
+      const conds = (n.status?.conditions ?? []) as { type: string; status: string }[];
+      const ready_ = conds.find((c) => c.type === "Ready");
+      if (ready_) ready_.status = ready ? "True" : "False";
+      else conds.push({ type: "Ready", status: ready ? "True" : "False" });
+      n.status = { ...n.status, conditions: conds };
+    });
+  }
+
+  /** Deletes a Node (a DELETED event carrying its last state at a new resourceVersion). */
+  deleteNode(name: string): void {
+    const old = this.#nodes.get(name);
+    if (!old) throw new Error(`no node ${name}`);
+    this.#nodes.delete(name);
+    const gone = structuredClone(old);
+    gone.metadata.resourceVersion = String(++this.#rv);
+    this.#emit("DELETED", gone);
+  }
+
+  /** The stored Nodes. */
+  nodes(): KubeObject[] {
+    return [...this.#nodes.values()].map((n) => structuredClone(n));
+  }
+
+  /** The stored Lease, if any. */
+  lease(namespace: string, name: string): KubeObject | undefined {
+    const l = this.#leases.get(`${namespace}/${name}`);
+    return l ? structuredClone(l) : undefined;
+  }
+
+  /** Forgets the event history: a watch from any version older than the current one gets 410 Gone. */
+  compact(): void {
+    this.#compactedRv = this.#rv;
+    this.#history.length = 0;
+  }
+
+  /** Holds new node watch requests unanswered until resumeWatches(). */
+  pauseWatches(): void {
+    this.#paused = true;
+  }
+
+  /** Answers the held watch requests (with the state as it is now) and stops holding. */
+  resumeWatches(): void {
+    this.#paused = false;
+    for (const run of this.#held.splice(0)) run();
+  }
+
+  /** Ends every open watch stream (clients see a normal end of stream). */
+  closeWatches(): void {
+    for (const w of this.#watches) this.#endWatch(w);
+  }
+
+  /** While true, every request answers 503 ServiceUnavailable and open watches are ended. */
+  setUnavailable(unavailable: boolean): void {
+    this.#unavailable = unavailable;
+    if (unavailable) this.closeWatches();
+  }
+
+  #stamp(obj: KubeObject, old: KubeObject | undefined): KubeObject {
+    obj.metadata.resourceVersion = String(++this.#rv);
+    obj.metadata.uid = old?.metadata.uid ?? randomUUID();
+    obj.metadata.creationTimestamp =
+      old?.metadata.creationTimestamp ?? new Date().toISOString().replace(/\.\d+Z$/, "Z");
+    return obj;
+  }
+
+  #emit(type: NodeEvent["type"], object: KubeObject): void {
+    const ev: NodeEvent = { rv: Number(object.metadata.resourceVersion), type, object };
+    this.#history.push(ev);
+    for (const w of this.#watches) this.#send(w, { type, object });
+  }
+
+  async #handle(req: IncomingMessage, res: ServerResponse): Promise<Handled> {
+    const url = new URL(req.url ?? "/", "http://fake");
+    const body = await readBody(req);
+    if (this.#unavailable) {
+      return this.#status(res, kubeStatus(503, "ServiceUnavailable", "the fake API server is unavailable"));
+    }
+    const nodes = NODES.exec(url.pathname);
+    if (nodes) {
+      if (req.method !== "GET") return this.#status(res, kubeStatus(405, "MethodNotAllowed", "read only"));
+      if (nodes[1] !== undefined) {
+        const n = this.#nodes.get(decodeURIComponent(nodes[1]));
+        if (!n) return this.#status(res, notFound("nodes", nodes[1]));
+        return json(res, 200, n);
+      }
+      if (url.searchParams.get("watch") === "true" || url.searchParams.get("watch") === "1") {
+        return this.#watchNodes(url, res);
+      }
+      this.counters.nodeLists++;
+      return json(res, 200, {
+        kind: "NodeList",
+        apiVersion: "v1",
+        metadata: { resourceVersion: String(this.#rv) },
+        items: [...this.#nodes.values()].sort((a, b) => a.metadata.name.localeCompare(b.metadata.name)),
+      });
+    }
+    const leases = LEASES.exec(url.pathname);
+    if (leases?.[1] !== undefined)
+      return this.#leaseRoute(req.method ?? "GET", leases[1], leases[2], body, res);
+    return this.#status(res, kubeStatus(404, "NotFound", "the server could not find the requested resource"));
+  }
+
+  #watchNodes(url: URL, res: ServerResponse): Handled {
+    if (this.#paused) {
+      this.#held.push(() => this.#watchNodes(url, res));
+      return HANDLED;
+    }
+    this.counters.nodeWatches++;
+    const rvParam = url.searchParams.get("resourceVersion") ?? "";
+    const from = rvParam === "" || rvParam === "0" ? undefined : Number(rvParam);
+    if (from !== undefined && !Number.isInteger(from)) {
+      return this.#status(res, kubeStatus(400, "BadRequest", `invalid resourceVersion ${rvParam}`));
+    }
+    if (from !== undefined && from < this.#compactedRv) {
+      this.counters.gone++;
+      const status = kubeStatus(410, "Expired", `too old resource version: ${from} (${this.#compactedRv})`);
+      if (this.#goneAs === "status") return this.#status(res, status);
+      res.writeHead(200, { "Content-Type": "application/json" });
+      res.end(`${JSON.stringify({ type: "ERROR", object: status })}\n`);
+      return HANDLED;
+    }
+    res.writeHead(200, { "Content-Type": "application/json", "Transfer-Encoding": "chunked" });
+    res.flushHeaders();
+    const w: OpenWatch = { res };
+    this.#watches.add(w);
+    res.on("close", () => this.#endWatch(w));
+    const timeout = Number(url.searchParams.get("timeoutSeconds") ?? "0");
+    if (timeout > 0) w.timer = setTimeout(() => this.#endWatch(w), timeout * 1000);
+    if (from === undefined) {
+      for (const n of this.#nodes.values()) this.#send(w, { type: "ADDED", object: n });
+    } else {
+      for (const ev of this.#history) if (ev.rv > from) this.#send(w, { type: ev.type, object: ev.object });
+    }
+    return HANDLED;
+  }
+
+  #send(w: OpenWatch, ev: WatchEvent): void {
+    if (!w.res.writableEnded) w.res.write(`${JSON.stringify(ev)}\n`);
+  }
+
+  #endWatch(w: OpenWatch): void {
+    if (!this.#watches.delete(w)) return;
+    clearTimeout(w.timer);
+    w.res.end();
+  }
+
+  #leaseRoute(
+    method: string,
+    ns: string,
+    name: string | undefined,
+    body: string,
+    res: ServerResponse,
+  ): Handled {
+    if (name === undefined) {
+      if (method === "GET") {
+        const items = [...this.#leases.values()].filter((l) => l.metadata.namespace === ns);
+        return json(res, 200, {
+          kind: "LeaseList",
+          apiVersion: "coordination.k8s.io/v1",
+          metadata: { resourceVersion: String(this.#rv) },
+          items,
+        });
+      }
+      if (method !== "POST") return this.#status(res, kubeStatus(405, "MethodNotAllowed", method));
+      const obj = parseObject(body);
+      if (!obj) return this.#status(res, kubeStatus(400, "BadRequest", "body is not a Lease"));
+      const key = `${ns}/${obj.metadata.name}`;
+      if (this.#leases.has(key)) {
+        this.counters.leaseConflicts++;
+        return this.#status(
+          res,
+          kubeStatus(
+            409,
+            "AlreadyExists",
+            `leases.coordination.k8s.io "${obj.metadata.name}" already exists`,
+            {
+              name: obj.metadata.name,
+              group: "coordination.k8s.io",
+              kind: "leases",
+            },
+          ),
+        );
+      }
+      this.counters.leaseCreates++;
+      const stored = this.#stamp({ ...obj, apiVersion: "coordination.k8s.io/v1", kind: "Lease" }, undefined);
+      stored.metadata.namespace = ns;
+      this.#leases.set(key, stored);
+      return json(res, 201, stored);
+    }
+    const key = `${ns}/${name}`;
+    const current = this.#leases.get(key);
+    if (method === "GET") {
+      this.counters.leaseGets++;
+      return current ? json(res, 200, current) : this.#status(res, notFound("leases", name));
+    }
+    if (method === "DELETE") {
+      if (!current) return this.#status(res, notFound("leases", name));
+      this.#leases.delete(key);
+      this.#rv++;
+      return json(res, 200, current);
+    }
+    if (method !== "PUT") return this.#status(res, kubeStatus(405, "MethodNotAllowed", method));
+    const obj = parseObject(body);
+    if (!obj || obj.metadata.name !== name) {
+      return this.#status(
+        res,
+        kubeStatus(400, "BadRequest", "the name of the object does not match the URL"),
+      );
+    }
+    if (!current) return this.#status(res, notFound("leases", name));
+    if (obj.metadata.resourceVersion === undefined || obj.metadata.resourceVersion === "") {
+      return this.#status(
+        res,
+        kubeStatus(422, "Invalid", "metadata.resourceVersion: must be specified for an update"),
+      );
+    }
+    if (obj.metadata.resourceVersion !== current.metadata.resourceVersion) {
+      this.counters.leaseConflicts++;
+      return this.#status(
+        res,
+        kubeStatus(
+          409,
+          "Conflict",
+          `Operation cannot be fulfilled on leases.coordination.k8s.io "${name}": the object has been modified; please apply your changes to the latest version and try again`,
+          { name, group: "coordination.k8s.io", kind: "leases" },
+        ),
+      );
+    }
+    this.counters.leaseUpdates++;
+    const stored = this.#stamp({ ...obj, apiVersion: "coordination.k8s.io/v1", kind: "Lease" }, current);
+    stored.metadata.namespace = ns;
+    this.#leases.set(key, stored);
+    return json(res, 200, stored);
+  }
+
+  #status(res: ServerResponse, status: KubeStatus): Handled {
+    return json(res, status.code, status);
+  }
+}
+
+function notFound(resource: string, name: string): KubeStatus {
+  const group = resource === "leases" ? "coordination.k8s.io" : "";
+  const qualified = group ? `${resource}.${group}` : resource;
+  return kubeStatus(404, "NotFound", `${qualified} "${name}" not found`, { name, group, kind: resource });
+}
+
+function json(res: ServerResponse, code: number, body: unknown): Handled {
+  const text = JSON.stringify(body);
+  res.writeHead(code, { "Content-Type": "application/json", "Content-Length": Buffer.byteLength(text) });
+  res.end(text);
+  return HANDLED;
+}
+
+function parseObject(body: string): KubeObject | undefined {
+  try {
+    const v = JSON.parse(body) as unknown;
+    if (typeof v !== "object" || v === null) return undefined;
+    const meta = (v as { metadata?: unknown }).metadata;
+    if (typeof meta !== "object" || meta === null) return undefined;
+    if (typeof (meta as { name?: unknown }).name !== "string") return undefined;
+    return v as KubeObject;
+  } catch {
+    return undefined;
+  }
+}
+
+async function readBody(req: IncomingMessage): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const c of req) chunks.push(c as Buffer);
+  return Buffer.concat(chunks).toString("utf8");
+}

@@ -1,0 +1,2 @@
+export { FakeKubeApi, type FakeKubeApiCounters } from "./fake-kube-api.ts";
+export { type KubeObject, type KubeStatus, kubeStatus, nodeObject, type WatchEvent } from "./kube-objects.ts";
