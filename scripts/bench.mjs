@@ -17,5 +17,7 @@ if (!existsSync(entry)) {
   console.error(`${entry} missing`);
   process.exit(1);
 }
-const res = spawnSync(process.execPath, ["--import", "tsx", "--expose-gc", entry, ...rest], { stdio: "inherit" });
+const res = spawnSync(process.execPath, ["--import", "tsx", "--expose-gc", entry, ...rest], {
+  stdio: "inherit",
+});
 process.exit(res.status ?? 1);

@@ -23,4 +23,6 @@ fi
 
 echo "setup: npm ci"
 npm ci --no-fund --no-audit
+echo "setup: npm run build (agent bundle)"
+npm run build
 echo "setup: done"

@@ -1,1 +1,14 @@
-export {};
+export { AGENT_USAGE, agentCommand } from "./cli.ts";
+export * from "./http/agent-servers.ts";
+export { type RunAgentOptions, runAgent } from "./main.ts";
+export * from "./metrics/families.ts";
+export * from "./metrics/probe-metrics.ts";
+export * from "./probes/dns.ts";
+export * from "./probes/http.ts";
+export * from "./probes/tcp.ts";
+export * from "./probes/udp.ts";
+export * from "./registration/index.ts";
+export * from "./scheduler/lateness.ts";
+export * from "./scheduler/probe-scheduler.ts";
+export * from "./scheduler/probers.ts";
+export * from "./tasks/index.ts";

@@ -1,13 +1,22 @@
 import { type Args, allowFlags, parseArgs, stringFlag, UsageError } from "./args.ts";
+import { CHECK_USAGE, checkCommand } from "./check-command.ts";
 import { LAB_USAGE, labCommand } from "./lab-command.ts";
+import { TOPOLOGY_USAGE, topologyCommand } from "./topology-command.ts";
 
 const USAGE = `svc — network-connectivity monitoring for Kubernetes clusters
 
 usage:
   svc agent [--config FILE]        run an agent (config path also from SVC_CONFIG)
   svc controller [--config FILE]   run the controller
+  svc console [--config FILE]      run the console
   svc lab ...                      local cluster: controller, agents, Prometheus (svc lab --help)
+  svc topology ...                 show the controller's topology
+  svc check ...                    run a one-shot check through the controller
   svc version                      print the version
+
+${TOPOLOGY_USAGE}
+
+${CHECK_USAGE}
 
 ${LAB_USAGE}`;
 
@@ -15,21 +24,18 @@ ${LAB_USAGE}`;
 export async function main(argv: readonly string[]): Promise<number> {
   let args: Args;
   try {
+    const cmd = argv[0];
+    if (cmd === "agent") {
+      // the agent parses its own flags: the same code runs from the bundle (packages/cli/bin/svc.mjs)
+      const { agentCommand } = await import("@svc/agent");
+      return await agentCommand(argv.slice(1));
+    }
     args = parseArgs(argv);
-    const cmd = args.words[0];
     if (cmd === undefined || (args.flags.has("help") && cmd !== "lab")) {
       console.log(USAGE);
       return cmd === undefined && !args.flags.has("help") ? 1 : 0;
     }
     switch (cmd) {
-      case "agent": {
-        allowFlags(args, ["config", "lab-advertise"]);
-        const { runAgent } = await import("@svc/agent");
-        return await runAgent({
-          configPath: stringFlag(args, "config"),
-          labAdvertise: stringFlag(args, "lab-advertise"),
-        });
-      }
       case "controller": {
         allowFlags(args, ["config", "allow-loopback-agents"]);
         const { runController } = await import("@svc/controller");
@@ -38,12 +44,21 @@ export async function main(argv: readonly string[]): Promise<number> {
           allowLoopbackAgents: args.flags.has("allow-loopback-agents"),
         });
       }
+      case "console": {
+        allowFlags(args, ["config"]);
+        const { runConsole } = await import("@svc/console");
+        return await runConsole({ configPath: stringFlag(args, "config") });
+      }
       case "lab":
         if (args.flags.has("help")) {
           console.log(LAB_USAGE);
           return 0;
         }
         return await labCommand(args);
+      case "topology":
+        return await topologyCommand(args);
+      case "check":
+        return await checkCommand(args);
       case "version": {
         const { SVC_VERSION } = await import("@svc/core");
         console.log(SVC_VERSION);

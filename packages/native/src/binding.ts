@@ -1,6 +1,6 @@
 import { existsSync } from "node:fs";
 import { createRequire } from "node:module";
-import { fileURLToPath } from "node:url";
+import { dirname, join } from "node:path";
 
 /** Opaque handle of one native socket. */
 export type NativeHandle = object;
@@ -72,7 +72,11 @@ export interface NativeBinding {
   icmpDgramAllowed(family: 4 | 6): boolean;
 }
 
-const addonPath = fileURLToPath(new URL("../build/Release/svc_native.node", import.meta.url));
+// Resolved through the package (not relative to this file) so a bundled agent finds the addon too.
+const addonPath = join(
+  dirname(createRequire(import.meta.url).resolve("@svc/native/package.json")),
+  "build/Release/svc_native.node",
+);
 let loaded: NativeBinding | undefined;
 
 /**

@@ -1,9 +1,9 @@
-import { fileURLToPath } from "node:url";
+import { createRequire } from "node:module";
 import * as grpc from "@grpc/grpc-js";
 import * as protoLoader from "@grpc/proto-loader";
 
 /** Absolute path of the wire contract. */
-export const PROTO_PATH = fileURLToPath(new URL("../proto/svc.proto", import.meta.url));
+export const PROTO_PATH = createRequire(import.meta.url).resolve("@svc/protocol/proto/svc.proto");
 
 /** Messages as @grpc/proto-loader delivers them (keepCase, defaults, enums as strings, longs as numbers). */
 export interface RegisterRequest {

@@ -6,7 +6,11 @@ import type { LatenessSummary } from "../scheduler/lateness.ts";
  * `<prefix>_probe_start_lateness_p50_seconds` and `..._p99_seconds`: an operator sees an overloaded agent, and
  * the footprint benchmark reads them. (Plain gauges: a `quantile` label is reserved for summaries.)
  */
-export function registerLatenessGauges(registry: Registry, prefix: string, summary: () => LatenessSummary): void {
+export function registerLatenessGauges(
+  registry: Registry,
+  prefix: string,
+  summary: () => LatenessSummary,
+): void {
   for (const [p, pick] of [
     ["p50", (s: LatenessSummary) => s.p50],
     ["p99", (s: LatenessSummary) => s.p99],

@@ -50,19 +50,24 @@ describe("agent dial credentials", () => {
       assert.equal(agentCredentials({ tls, bootstrapTokenFile: "" }).tls, true);
     }
     assert.deepEqual(
-      agentCredentials({ tls: { ...NO_TLS, serverName: "gw.example" }, bootstrapTokenFile: "" }).channelOptions,
+      agentCredentials({ tls: { ...NO_TLS, serverName: "gw.example" }, bootstrapTokenFile: "" })
+        .channelOptions,
       { "grpc.ssl_target_name_override": "gw.example" },
     );
   });
 
   test("refusals name the key: token without TLS, cert without key, unreadable file, short token", () => {
-    refusedWith(() => agentCredentials({ tls: NO_TLS, bootstrapTokenFile: tokenFile }), "agent.bootstrapTokenFile");
+    refusedWith(
+      () => agentCredentials({ tls: NO_TLS, bootstrapTokenFile: tokenFile }),
+      "agent.bootstrapTokenFile",
+    );
     refusedWith(
       () => agentCredentials({ tls: { ...NO_TLS, certFile: pki.server.certFile }, bootstrapTokenFile: "" }),
       "agent.tls.keyFile",
     );
     refusedWith(
-      () => agentCredentials({ tls: { ...NO_TLS, caFile: `${pki.dir}/missing.pem` }, bootstrapTokenFile: "" }),
+      () =>
+        agentCredentials({ tls: { ...NO_TLS, caFile: `${pki.dir}/missing.pem` }, bootstrapTokenFile: "" }),
       "agent.tls.caFile",
     );
     refusedWith(
@@ -96,6 +101,9 @@ describe("agent dial credentials", () => {
     const cert = pki.client("agent-edge-10", "edge-10");
     const base = { ...NO_TLS, caFile: pki.ca.certFile, ...cert };
     assert.equal(await registerWith({ ...base, serverName: "localhost" }, "edge-10"), "ok");
-    assert.equal(await registerWith({ ...base, serverName: "gateway.example" }, "edge-10"), grpc.status.UNAVAILABLE);
+    assert.equal(
+      await registerWith({ ...base, serverName: "gateway.example" }, "edge-10"),
+      grpc.status.UNAVAILABLE,
+    );
   });
 });

@@ -44,7 +44,9 @@ function read(key: string, path: string): Buffer {
 
 /** Whether the dial uses TLS: `agent.tls.enabled` or any TLS key set (spec §8.2: any TLS key switches TLS on). */
 export function agentTlsEnabled(tls: TlsFiles): boolean {
-  return tls.enabled || tls.caFile !== "" || tls.certFile !== "" || tls.keyFile !== "" || tls.serverName !== "";
+  return (
+    tls.enabled || tls.caFile !== "" || tls.certFile !== "" || tls.keyFile !== "" || tls.serverName !== ""
+  );
 }
 
 /**
@@ -62,7 +64,8 @@ export function agentCredentials(cfg: AgentDialConfig): AgentDial {
   const tokenKey = "agent.bootstrapTokenFile";
   if (cfg.bootstrapTokenFile !== "" && !useTls)
     throw new AgentDialConfigError(tokenKey, "requires TLS (set agent.tls.enabled or an agent.tls file)");
-  if (!useTls) return { credentials: grpc.credentials.createInsecure(), channelOptions: {}, tls: false, token: false };
+  if (!useTls)
+    return { credentials: grpc.credentials.createInsecure(), channelOptions: {}, tls: false, token: false };
   if ((tls.certFile === "") !== (tls.keyFile === "")) {
     const missing = tls.certFile === "" ? "agent.tls.certFile" : "agent.tls.keyFile";
     throw new AgentDialConfigError(missing, "agent.tls.certFile and agent.tls.keyFile go together");
@@ -87,7 +90,8 @@ export function agentCredentials(cfg: AgentDialConfig): AgentDial {
     credentials = grpc.credentials.combineChannelCredentials(credentials, bearerCallCredentials(value));
     token = true;
   }
-  const channelOptions: grpc.ChannelOptions = serverName !== "" ? { "grpc.ssl_target_name_override": serverName } : {};
+  const channelOptions: grpc.ChannelOptions =
+    serverName !== "" ? { "grpc.ssl_target_name_override": serverName } : {};
   return { credentials, channelOptions, tls: true, token };
 }
 

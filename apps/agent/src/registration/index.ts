@@ -1,5 +1,14 @@
 export { type PeersListener, RegistrationClient, type RegistrationClientOptions } from "./client.ts";
 export {
+  type AgentDial,
+  type AgentDialConfig,
+  AgentDialConfigError,
+  agentCredentials,
+  agentTlsEnabled,
+  bearerCallCredentials,
+  MIN_BOOTSTRAP_TOKEN_LENGTH,
+} from "./credentials.ts";
+export {
   type AdvertiseAddressInput,
   type BackoffPolicy,
   backoffDelay,

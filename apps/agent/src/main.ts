@@ -1,0 +1,192 @@
+import { networkInterfaces } from "node:os";
+import {
+  ConfigError,
+  ConfigWatcher,
+  createLogger,
+  loadConfig,
+  SVC_VERSION,
+  type SvcConfig,
+  svcCommit,
+  waitForShutdown,
+} from "@svc/core";
+import type { Peer } from "@svc/protocol";
+import { EchoServer } from "./echo/echo-server.ts";
+import { ExternalCheckRunner } from "./external/external-check-runner.ts";
+import { createAgentHttpServers } from "./http/agent-servers.ts";
+import { registerLatenessGauges } from "./metrics/lateness-gauge.ts";
+import { ProbeMetrics } from "./metrics/probe-metrics.ts";
+import { createIcmpProber } from "./probes/icmp.ts";
+import {
+  agentCredentials,
+  capabilitiesFor,
+  RegistrationClient,
+  registrationLabels,
+  resolveAdvertiseAddress,
+} from "./registration/index.ts";
+import { ProbeScheduler } from "./scheduler/probe-scheduler.ts";
+import { defaultProbers } from "./scheduler/probers.ts";
+import { AgentTaskRunner } from "./tasks/task-runner.ts";
+
+/** Options of `svc agent`. */
+export interface RunAgentOptions {
+  configPath?: string;
+  /** lab without root: advertise this (loopback) address instead of agent.advertiseAddress */
+  labAdvertise?: string;
+  env?: NodeJS.ProcessEnv;
+}
+
+/**
+ * `svc agent`. Start order: echo server (peers may probe us as soon as we are listed), HTTP servers, scheduler,
+ * registration (peer watch feeds the scheduler; /readyz turns 200 with the first peer list), task runner
+ * (one-shot diagnostics), external checks, config watcher.
+ * Stop order: watcher, external checks, task runner, registration (deregisters, so peers drop us at once), scheduler (awaits probes in flight),
+ * HTTP servers, echo server, icmp sockets. Resolves with the exit code.
+ */
+export async function runAgent(opts: RunAgentOptions = {}): Promise<number> {
+  const env = opts.env ?? process.env;
+  let config: SvcConfig;
+  let warnings: string[];
+  try {
+    ({ config, warnings } = loadConfig({ path: opts.configPath, env }));
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      console.error(`svc agent: invalid configuration:\n  ${err.issues.join("\n  ")}`);
+      return 1;
+    }
+    throw err;
+  }
+  const logger = createLogger({ level: config.logLevel, format: config.logFormat, name: "agent" });
+  for (const w of warnings) logger.warn({ warning: w }, "configuration warning");
+
+  let advertiseAddress: string;
+  let dial: ReturnType<typeof agentCredentials>;
+  try {
+    dial = agentCredentials(config.agent);
+    advertiseAddress = resolveAdvertiseAddress({
+      configured: opts.labAdvertise ?? config.agent.advertiseAddress,
+      env,
+      interfaces: networkInterfaces(),
+      allowLoopback: opts.labAdvertise !== undefined,
+    });
+  } catch (err) {
+    console.error(`svc agent: ${(err as Error).message}`);
+    return 1;
+  }
+  const nodeName = config.agent.nodeName;
+  const version = { version: SVC_VERSION, commit: svcCommit() };
+
+  const metrics = new ProbeMetrics({
+    prefix: config.metricsPrefix,
+    source: { nodeName, zone: config.agent.zone },
+  });
+  let peerEchoEndpoints = new Set<string>();
+  const echo = new EchoServer({
+    port: config.grpcPort,
+    logger: logger.child({ subsystem: "echo" }),
+    isRegisteredEchoEndpoint: (address, port) => peerEchoEndpoints.has(`${address}|${port}`),
+  });
+  await echo.start();
+
+  const icmp = createIcmpProber();
+  const scheduler = new ProbeScheduler({
+    metrics,
+    selfNodeName: nodeName,
+    ports: { httpPort: config.httpPort, grpcPort: config.grpcPort },
+    checkers: config.checkers,
+    probers: { icmp },
+  });
+  registerLatenessGauges(metrics.registry, config.metricsPrefix, () => scheduler.latenessSummary());
+
+  const registration = new RegistrationClient({
+    controllerAddress: config.controllerAddress,
+    nodeName,
+    advertiseAddress,
+    zone: config.agent.zone,
+    labels: registrationLabels(env),
+    capabilities: capabilitiesFor(config.checkers),
+    ports: { httpPort: config.httpPort, udpPort: config.grpcPort, metricsPort: config.metricsPort },
+    version: SVC_VERSION,
+    logger: logger.child({ subsystem: "registration" }),
+    credentials: dial.credentials,
+  });
+  const servers = createAgentHttpServers({
+    httpPort: config.httpPort,
+    metricsPort: config.metricsPort,
+    registry: metrics.registry,
+    isReady: () => registration.ready(),
+    version,
+  });
+  await servers.start();
+
+  let zone = config.agent.zone;
+  registration.onPeers((peers: Peer[], planned, resolvedZone) => {
+    if (resolvedZone && resolvedZone !== zone) {
+      zone = resolvedZone;
+      metrics.setSource({ nodeName, zone });
+    }
+    peerEchoEndpoints = new Set(peers.map((p) => `${p.address}|${p.udpPort ?? config.grpcPort}`));
+    scheduler.setPeers(peers, planned);
+  });
+  const probers = { ...defaultProbers(), icmp };
+  const tasks = new AgentTaskRunner({
+    controllerAddress: config.controllerAddress,
+    credentials: dial.credentials,
+    agentId: () => registration.agentId(),
+    registered: () => registration.ready(),
+    ports: { httpPort: config.httpPort, udpPort: config.grpcPort },
+    probers,
+    logger: logger.child({ subsystem: "tasks" }),
+  });
+  const external = new ExternalCheckRunner({
+    controllerAddress: config.controllerAddress,
+    credentials: dial.credentials,
+    agentId: () => registration.agentId(),
+    metricsRegistry: metrics.registry,
+    metricsPrefix: config.metricsPrefix,
+    sourceNode: nodeName,
+    sourceZone: () => zone,
+    probers,
+    config: config.checkers.external,
+    logger: logger.child({ subsystem: "external" }),
+  });
+  scheduler.start();
+  registration.start();
+  tasks.start();
+  external.start();
+  logger.info(
+    { version: SVC_VERSION, nodeName, advertiseAddress, controller: config.controllerAddress },
+    "agent started",
+  );
+
+  const path = opts.configPath ?? env.SVC_CONFIG;
+  const watcher = path
+    ? new ConfigWatcher({
+        path,
+        env,
+        component: "agent",
+        current: config,
+        logger,
+        onApply: (next) => {
+          scheduler.applyConfig(next.checkers);
+          external.applyConfig(next.checkers.external);
+          registration.updateCapabilities(capabilitiesFor(next.checkers));
+        },
+      })
+    : undefined;
+  watcher?.start();
+  const onHup = () => void watcher?.reload();
+  process.on("SIGHUP", onHup);
+
+  const why = await waitForShutdown(env);
+  logger.info({ reason: why }, "agent stopping");
+  process.off("SIGHUP", onHup);
+  watcher?.stop();
+  external.stop();
+  await tasks.stop();
+  await registration.stop();
+  await scheduler.stop();
+  await servers.stop();
+  await echo.stop();
+  icmp.close();
+  return 0;
+}

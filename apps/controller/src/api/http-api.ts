@@ -1,0 +1,59 @@
+import type { ControllerVersion, TopologySnapshot } from "@svc/protocol";
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify";
+import type { ControllerMetrics } from "../metrics/controller-metrics.ts";
+
+export interface HttpApiDeps {
+  metrics: ControllerMetrics;
+  /** true once the gRPC server is bound */
+  ready: () => boolean;
+  isLeader: () => boolean;
+  topology: () => TopologySnapshot;
+  version: () => ControllerVersion;
+}
+
+/** Body and type of the answer a standby replica gives on leader-only routes (spec §4.2). */
+export const NOT_LEADER_BODY = "not the leader";
+
+/** Registers the routes both listeners serve: /healthz, /readyz, /metrics. */
+export function addProbeRoutes(app: FastifyInstance, deps: Pick<HttpApiDeps, "metrics" | "ready">): void {
+  app.get("/healthz", async (_req, reply) => reply.type("text/plain; charset=utf-8").send("ok"));
+  app.get("/readyz", async (_req, reply) => {
+    const ready = deps.ready();
+    return reply
+      .code(ready ? 200 : 503)
+      .type("text/plain; charset=utf-8")
+      .send(ready ? "ok" : "grpc server not bound");
+  });
+  app.get("/metrics", async (_req, reply) => {
+    const { contentType, body } = await deps.metrics.render();
+    return reply.type(contentType).send(body);
+  });
+}
+
+/** A preHandler that answers 503 `not the leader` (text/plain) on a standby replica. */
+export function leaderOnly(isLeader: () => boolean) {
+  return async (_req: FastifyRequest, reply: FastifyReply): Promise<void> => {
+    if (!isLeader()) {
+      await reply.code(503).type("text/plain; charset=utf-8").send(NOT_LEADER_BODY);
+    }
+  };
+}
+
+/**
+ * The controller's HTTP API on `httpPort` (spec §4.2): probes, /metrics, GET /api/v1/topology (leader only),
+ * GET /api/v1/version. Returned unstarted so callers can add routes before listen().
+ */
+export function createHttpApi(deps: HttpApiDeps): FastifyInstance {
+  const app = Fastify({ logger: false });
+  addProbeRoutes(app, deps);
+  app.get("/api/v1/topology", { preHandler: leaderOnly(deps.isLeader) }, async () => deps.topology());
+  app.get("/api/v1/version", async () => deps.version());
+  return app;
+}
+
+/** The controller's listener on `metricsPort`: /metrics, /healthz, /readyz. */
+export function createMetricsApi(deps: Pick<HttpApiDeps, "metrics" | "ready">): FastifyInstance {
+  const app = Fastify({ logger: false });
+  addProbeRoutes(app, deps);
+  return app;
+}

@@ -1,0 +1,300 @@
+import type { AddressInfo } from "node:net";
+import type { SvcConfig } from "@svc/core";
+import type { ControllerVersion } from "@svc/protocol";
+import {
+  agentServiceDefinition,
+  eventServiceDefinition,
+  externalCheckServiceDefinition,
+  taskServiceDefinition,
+} from "@svc/protocol";
+import type { FastifyInstance } from "fastify";
+import { createHttpApi, createMetricsApi, NOT_LEADER_BODY } from "./api/http-api.ts";
+import { topologySnapshot } from "./api/topology.ts";
+import { registerDiagnosticsRoute } from "./diagnostics/route.ts";
+import { EventBus } from "./events/event-bus.ts";
+import { eventServiceHandlers } from "./events/event-service.ts";
+import { TopologyEvents } from "./events/topology-events.ts";
+import { ExternalAssignments } from "./external/assignments.ts";
+import { externalCheckServiceHandlers } from "./external/external-check-service.ts";
+import { registerExternalChecksRoutes } from "./external/external-checks-routes.ts";
+import { ExternalGateway } from "./gateway/external-gateway.ts";
+import type { GatewayService } from "./gateway/gateway-auth.ts";
+import { agentServiceHandlers } from "./grpc/agent-service.ts";
+import { GrpcServer } from "./grpc/grpc-server.ts";
+import { PeerBroadcaster } from "./grpc/peer-broadcaster.ts";
+import { type Logger, silentLogger } from "./logger.ts";
+import { ControllerMetrics } from "./metrics/controller-metrics.ts";
+import type { NodeSource } from "./nodes/node-source.ts";
+import { RegistrationNodeSource } from "./nodes/registration-node-source.ts";
+import { PlanState } from "./planner/plan-state.ts";
+import { AgentRegistry } from "./registry/registry.ts";
+import { DiscoveryList } from "./sd/discovery.ts";
+import { registerScrapeSdRoutes } from "./sd/scrape-sd-routes.ts";
+import { TaskDispatcher } from "./tasks/task-dispatcher.ts";
+import { taskServiceHandlers } from "./tasks/task-service.ts";
+
+export interface ControllerOptions {
+  config: SvcConfig;
+  logger?: Logger;
+  version: { version: string; commit: string };
+  /** accept agents advertising a loopback address (local lab without root) */
+  allowLoopbackAgents?: boolean;
+  /** gRPC bind host; default 0.0.0.0 */
+  grpcHost?: string;
+  /** HTTP and metrics bind host; default 0.0.0.0 */
+  httpHost?: string;
+  /** leadership; default: always leader (election not wired yet) */
+  isLeader?: () => boolean;
+  /** node inventory; default: nodes of the registered agents */
+  nodeSource?: (registry: AgentRegistry) => NodeSource;
+  /** ms to coalesce registry changes before peer lists go out; default 150 */
+  peerDebounceMs?: number;
+}
+
+/**
+ * The controller: agent registry, agent gRPC service on `grpcPort`, HTTP API on `httpPort`, probes and metrics
+ * on `metricsPort`. start() binds HTTP first (so /readyz answers 503 until gRPC is bound), then gRPC; port 0
+ * picks a free port, exposed by the port getters. stop() closes gRPC (ending peer streams), then HTTP.
+ */
+export class Controller {
+  readonly registry: AgentRegistry;
+  readonly nodes: NodeSource;
+  /** one-shot task dispatch over the agents' WatchTasks streams */
+  readonly tasks = new TaskDispatcher();
+  /** domain events (publish() is a no-op unless `controller.events.enabled`) */
+  readonly events: EventBus;
+  /** continuous external-check assignments (PUT /api/v1/external-checks), pushed over WatchExternalChecks */
+  readonly externalChecks: ExternalAssignments;
+  /** the probe plan in force (undefined plan = full mesh) */
+  readonly plan: PlanState;
+  readonly #gateway: ExternalGateway | undefined;
+  readonly #topologyEvents: TopologyEvents;
+  readonly #logger: Logger;
+  readonly #version: { version: string; commit: string };
+  readonly #grpcHost: string;
+  readonly #httpHost: string;
+  readonly #isLeader: () => boolean;
+  readonly #metrics: ControllerMetrics;
+  readonly #broadcaster: PeerBroadcaster;
+  readonly #grpc: GrpcServer;
+  readonly #http: FastifyInstance;
+  readonly #metricsHttp: FastifyInstance;
+  readonly #eventsEnabled: boolean;
+  #config: SvcConfig;
+  #httpStarted = false;
+  #gatewayPort = 0;
+
+  constructor(opts: ControllerOptions) {
+    this.#config = opts.config;
+    this.#logger = opts.logger ?? silentLogger;
+    this.#version = opts.version;
+    this.#grpcHost = opts.grpcHost ?? "0.0.0.0";
+    this.#httpHost = opts.httpHost ?? "0.0.0.0";
+    this.#isLeader = opts.isLeader ?? (() => true);
+    this.#eventsEnabled = opts.config.controller.events.enabled;
+    let nodes: NodeSource | undefined;
+    this.registry = new AgentRegistry({
+      ttlMs: opts.config.controller.agentTtl,
+      inventoryZone: (name) => nodes?.zoneOf(name),
+      logger: this.#logger,
+    });
+    nodes = (opts.nodeSource ?? ((r) => new RegistrationNodeSource(r)))(this.registry);
+    this.nodes = nodes;
+    this.events = new EventBus({ enabled: this.#eventsEnabled });
+    this.#topologyEvents = new TopologyEvents(this.registry, nodes, this.events);
+    this.#metrics = new ControllerMetrics(opts.config.metricsPrefix, {
+      registeredAgents: () => this.registry.size,
+      expectedAgents: () => this.nodes.expectedAgents(),
+      openWatchStreams: () => this.#broadcaster.size,
+      isLeader: this.#isLeader,
+      eventSubscribers: () => this.events.subscribers,
+    });
+    this.plan = new PlanState(this.registry, opts.config.topology);
+    this.#broadcaster = new PeerBroadcaster({
+      registry: this.registry,
+      debounceMs: opts.peerDebounceMs ?? 150,
+      onSent: () => this.#metrics.peerUpdates.inc(),
+      planned: (nodeName) => this.plan.plannedFor(nodeName),
+    });
+    this.externalChecks = new ExternalAssignments({
+      isKnown: (id) => this.registry.get(id) !== undefined,
+      logger: this.#logger,
+    });
+    const allowLoopback = opts.allowLoopbackAgents ?? false;
+    // The agent-facing services, served by the main listener and (TLS + token) by the external gateway.
+    const services: GatewayService[] = [
+      {
+        definition: agentServiceDefinition(),
+        handlers: agentServiceHandlers({
+          registry: this.registry,
+          broadcaster: this.#broadcaster,
+          allowLoopbackAgents: () => allowLoopback,
+          logger: this.#logger,
+        }),
+      },
+      {
+        definition: taskServiceDefinition(),
+        handlers: taskServiceHandlers({ dispatcher: this.tasks, logger: this.#logger }),
+      },
+      {
+        definition: externalCheckServiceDefinition(),
+        handlers: externalCheckServiceHandlers({
+          assignments: this.externalChecks,
+          isLeader: this.#isLeader,
+          logger: this.#logger,
+        }),
+      },
+    ];
+    this.#grpc = new GrpcServer();
+    for (const svc of services) this.#grpc.addService(svc.definition, svc.handlers);
+    this.#grpc.addService(
+      eventServiceDefinition(),
+      eventServiceHandlers({ bus: this.events, isLeader: this.#isLeader, logger: this.#logger }),
+    );
+    this.#gateway = opts.config.controller.externalGateway.enabled
+      ? new ExternalGateway({
+          config: opts.config.controller.externalGateway,
+          services,
+          agents: this.registry,
+          host: this.#grpcHost,
+          logger: this.#logger,
+        })
+      : undefined;
+    const ready = (): boolean => this.#grpc.bound;
+    this.#http = createHttpApi({
+      metrics: this.#metrics,
+      ready,
+      isLeader: this.#isLeader,
+      topology: () => topologySnapshot(this.registry.list(), this.nodes, new Date(), this.plan.snapshot()),
+      version: () => this.versionBody(),
+    });
+    registerDiagnosticsRoute(this.#http, {
+      registry: this.registry,
+      dispatcher: this.tasks,
+      isLeader: this.#isLeader,
+      events: this.events,
+      count: (type, result) => this.#metrics.diagnostics.inc({ type, result }),
+      notLeaderBody: NOT_LEADER_BODY,
+    });
+    this.#metricsHttp = createMetricsApi({ metrics: this.#metrics, ready });
+    registerExternalChecksRoutes(this.#http, { assignments: this.externalChecks, isLeader: this.#isLeader });
+    // one deps object for both ports, so a substituted metricsPort is logged once per agent across both
+    const sd = {
+      discovery: new DiscoveryList({
+        agents: () => this.registry.list(),
+        fallbackMetricsPort: opts.config.metricsPort,
+        logger: this.#logger,
+      }),
+      isLeader: this.#isLeader,
+      enabled: opts.config.controller.prometheusSD.enabled,
+    };
+    registerScrapeSdRoutes(this.#http, sd);
+    registerScrapeSdRoutes(this.#metricsHttp, sd);
+  }
+
+  /** The configuration in force (the last one applied). */
+  get config(): SvcConfig {
+    return this.#config;
+  }
+
+  /** Binds HTTP and metrics, then gRPC, and starts TTL eviction. */
+  async start(): Promise<void> {
+    await this.startHttp();
+    await this.startGrpc();
+  }
+
+  /** Binds the HTTP (`httpPort`) and metrics (`metricsPort`) listeners; /readyz answers 503 until startGrpc(). */
+  async startHttp(): Promise<void> {
+    if (this.#httpStarted) return;
+    this.#httpStarted = true;
+    await this.#http.listen({ host: this.#httpHost, port: this.#config.httpPort });
+    await this.#metricsHttp.listen({ host: this.#httpHost, port: this.#config.metricsPort });
+    this.#logger.info(
+      { httpPort: this.httpPort, metricsPort: this.metricsPort },
+      "controller http listening",
+    );
+  }
+
+  /** Binds the agent gRPC listener (`grpcPort`) and starts TTL eviction. */
+  async startGrpc(): Promise<void> {
+    this.registry.start();
+    if (this.#eventsEnabled) this.#topologyEvents.start();
+    const port = await this.#grpc.listen(this.#grpcHost, this.#config.grpcPort);
+    this.#logger.info({ grpcPort: port }, "controller grpc listening");
+    if (this.#gateway) {
+      this.#gatewayPort = await this.#gateway.start();
+      this.#logger.info(
+        { gatewayPort: this.#gatewayPort },
+        "external-agent gateway listening (TLS + bearer token)",
+      );
+    }
+  }
+
+  /** Stops eviction, ends peer streams, closes gRPC, then the HTTP listeners. Safe to call more than once. */
+  async stop(): Promise<void> {
+    this.registry.stop();
+    await this.#gateway?.stop();
+    this.externalChecks.close();
+    this.#broadcaster.close();
+    this.#topologyEvents.stop();
+    this.tasks.close();
+    this.events.close();
+    await this.#grpc.close();
+    if (this.#httpStarted) {
+      this.#httpStarted = false;
+      await this.#http.close();
+      await this.#metricsHttp.close();
+    }
+  }
+
+  /**
+   * Applies a reloaded configuration. Live: `controller.agentTtl`, `topology.*`, `checkers.external.enabled`
+   * and `checkers.external.allowedCidrs` (read by the version body). Keys that need a restart (ports,
+   * metricsPrefix, ...) keep their running values.
+   */
+  applyConfig(next: SvcConfig): void {
+    const topologyChanged = JSON.stringify(next.topology) !== JSON.stringify(this.#config.topology);
+    this.#config = next;
+    this.registry.setTtl(next.controller.agentTtl);
+    if (topologyChanged) {
+      this.plan.setTopology(next.topology);
+      this.#broadcaster.refresh();
+    }
+  }
+
+  /** The version body (spec §2.4). `events` capability is fixed at startup, as the key needs a restart. */
+  versionBody(): ControllerVersion {
+    const ext = this.#config.checkers.external;
+    return {
+      version: this.#version.version,
+      commit: this.#version.commit,
+      capabilities: this.#eventsEnabled ? ["events"] : [],
+      externalAllowedCidrs: ext.enabled ? [...ext.allowedCidrs] : [],
+    };
+  }
+
+  /** Bound gRPC port (0 before start). */
+  get grpcPort(): number {
+    return this.#grpc.port;
+  }
+
+  /** Bound external-gateway port (0 before start or when the gateway is disabled). */
+  get gatewayPort(): number {
+    return this.#gatewayPort;
+  }
+
+  /** Bound HTTP API port (0 before start). */
+  get httpPort(): number {
+    return boundPort(this.#http);
+  }
+
+  /** Bound metrics port (0 before start). */
+  get metricsPort(): number {
+    return boundPort(this.#metricsHttp);
+  }
+}
+
+function boundPort(app: FastifyInstance): number {
+  const addr = app.server.address() as AddressInfo | string | null;
+  return addr !== null && typeof addr === "object" ? addr.port : 0;
+}

@@ -1,0 +1,72 @@
+import type { TaskResultMessage } from "@svc/protocol";
+
+/**
+ * CheckResult (spec §2.5), the 200 body of POST /api/v1/diagnostics. `duration` and every duration inside
+ * `details` are integer nanoseconds. Beyond the spec's fields it carries `timestamp` (RFC 3339: the agent's
+ * clock, else the controller's) and `error` (only when the agent reported one).
+ */
+export interface CheckResult {
+  type: string;
+  success: boolean;
+  /** source node name */
+  source: string;
+  /** node name, or the external target's name (never its address) */
+  destination: string;
+  sourceZone: string;
+  destZone: string;
+  duration: number;
+  details: Record<string, unknown>;
+  error?: string;
+  timestamp: string;
+}
+
+/** Who was probed, as the controller resolved it. */
+export interface CheckParties {
+  type: string;
+  source: string;
+  destination: string;
+  sourceZone: string;
+  destZone: string;
+}
+
+function parseDetails(json: string): Record<string, unknown> | undefined {
+  if (json === "") return undefined;
+  try {
+    const v: unknown = JSON.parse(json);
+    return typeof v === "object" && v !== null && !Array.isArray(v)
+      ? (v as Record<string, unknown>)
+      : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Builds the CheckResult from the agent's TaskResult. With a payload (`details_json`, a JSON object) its object
+ * is `details` verbatim. Without one (empty or unparseable), the result is built from the task: type, source,
+ * destination, zones, success, error, timestamp, with `details` {} and `duration` the agent's, else the
+ * controller-measured `elapsedNs`. Timestamp: the agent's clock when it reported one, else `nowMs`.
+ */
+export function buildCheckResult(
+  parties: CheckParties,
+  r: TaskResultMessage,
+  elapsedNs: number,
+  nowMs: number,
+): CheckResult {
+  const details = parseDetails(r.details_json);
+  const duration = r.duration_ns > 0 ? Math.round(r.duration_ns) : Math.round(elapsedNs);
+  const tsMs = r.timestamp_unix_ns > 0 ? Math.floor(r.timestamp_unix_ns / 1_000_000) : nowMs;
+  const result: CheckResult = {
+    type: parties.type,
+    success: r.success,
+    source: parties.source,
+    destination: parties.destination,
+    sourceZone: parties.sourceZone,
+    destZone: parties.destZone,
+    duration,
+    details: details ?? {},
+    timestamp: new Date(tsMs).toISOString(),
+  };
+  if (r.error !== "") result.error = r.error;
+  return result;
+}

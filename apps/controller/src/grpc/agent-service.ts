@@ -1,0 +1,64 @@
+import { type AgentServiceHandlers, grpc, type RegisterResponse } from "@svc/protocol";
+import { type Logger, silentLogger } from "../logger.ts";
+import type { AgentRegistry } from "../registry/registry.ts";
+import { validateRegistration } from "../registry/validate.ts";
+import type { PeerBroadcaster } from "./peer-broadcaster.ts";
+
+export interface AgentServiceDeps {
+  registry: AgentRegistry;
+  broadcaster: PeerBroadcaster;
+  /** accept loopback advertise addresses */
+  allowLoopbackAgents: () => boolean;
+  logger?: Logger;
+}
+
+/**
+ * svc.v1.AgentService: Register (INVALID_ARGUMENT naming the field on bad input), Heartbeat (`known: false` for
+ * an unknown agent), Deregister (idempotent), WatchPeers (full list on subscribe and on every change).
+ */
+export function agentServiceHandlers(deps: AgentServiceDeps): AgentServiceHandlers {
+  const logger = deps.logger ?? silentLogger;
+  return {
+    Register(call, callback) {
+      const result = validateRegistration(call.request, { allowLoopback: deps.allowLoopbackAgents() });
+      if (!result.ok) {
+        logger.warn({ field: result.field, reason: result.reason }, "registration refused");
+        callback({ code: grpc.status.INVALID_ARGUMENT, details: `${result.field}: ${result.reason}` });
+        return;
+      }
+      const agent = deps.registry.register(result.value);
+      const res: RegisterResponse = {
+        agent_id: agent.id,
+        zone: agent.zone,
+        http_port: agent.httpPort,
+        udp_port: agent.udpPort,
+      };
+      callback(null, res);
+    },
+    Heartbeat(call, callback) {
+      callback(null, { known: deps.registry.heartbeat(call.request.agent_id ?? "") });
+    },
+    Deregister(call, callback) {
+      deps.registry.deregister(call.request.agent_id ?? "");
+      callback(null, {});
+    },
+    WatchPeers(call) {
+      const agentId = call.request.agent_id ?? "";
+      let unsubscribe: (() => void) | undefined;
+      const done = (): void => {
+        unsubscribe?.();
+        unsubscribe = undefined;
+      };
+      call.on("cancelled", done);
+      call.on("close", done);
+      call.on("error", done);
+      call.on("finish", done);
+      unsubscribe = deps.broadcaster.subscribe({
+        agentId,
+        send: (list) => call.write(list),
+        end: () => call.end(),
+      });
+      logger.debug({ agentId }, "peer watch opened");
+    },
+  };
+}

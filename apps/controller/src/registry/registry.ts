@@ -1,0 +1,187 @@
+import { EXTERNAL_ZONE, LABEL_EXTERNAL } from "@svc/protocol";
+import { type Logger, silentLogger } from "../logger.ts";
+import type { RegisteredAgent, Registration } from "./agent.ts";
+
+/** Why the agent set changed. */
+export type RegistryChange =
+  | { kind: "registered"; agent: RegisteredAgent; replaced: RegisteredAgent[] }
+  | { kind: "deregistered"; agent: RegisteredAgent }
+  | { kind: "evicted"; agent: RegisteredAgent };
+
+export interface AgentRegistryOptions {
+  /** ms without registration or heartbeat after which an agent is evicted (`controller.agentTtl`) */
+  ttlMs: number;
+  /** zone of a node from the node inventory; undefined when the inventory does not know it */
+  inventoryZone?: (nodeName: string) => string | undefined;
+  logger?: Logger;
+  /** clock, ms since epoch */
+  now?: () => number;
+}
+
+/** Whether an agent's labels mark it as running outside the cluster. */
+export function isExternalAgent(labels: Record<string, string>): boolean {
+  return labels[LABEL_EXTERNAL] === "true";
+}
+
+/**
+ * The set of registered agents, keyed by agent id, at most one agent per node name (a re-registration of a node
+ * replaces the previous agent, whatever its id). Agents not heard from within the TTL are evicted by a timer
+ * that runs between start() and stop(). Listeners hear every change synchronously.
+ */
+export class AgentRegistry {
+  readonly #agents = new Map<string, RegisteredAgent>();
+  readonly #listeners = new Set<(change: RegistryChange) => void>();
+  readonly #inventoryZone: (nodeName: string) => string | undefined;
+  readonly #logger: Logger;
+  readonly #now: () => number;
+  #ttlMs: number;
+  #timer: NodeJS.Timeout | undefined;
+
+  constructor(opts: AgentRegistryOptions) {
+    this.#ttlMs = opts.ttlMs;
+    this.#inventoryZone = opts.inventoryZone ?? (() => undefined);
+    this.#logger = opts.logger ?? silentLogger;
+    this.#now = opts.now ?? Date.now;
+  }
+
+  /** Starts the eviction timer. */
+  start(): void {
+    this.#schedule();
+  }
+
+  /** Stops the eviction timer; the registry keeps its agents. */
+  stop(): void {
+    clearInterval(this.#timer);
+    this.#timer = undefined;
+  }
+
+  /** The TTL in force, ms. */
+  get ttlMs(): number {
+    return this.#ttlMs;
+  }
+
+  /** Changes the TTL live; the sweep cadence follows it. */
+  setTtl(ttlMs: number): void {
+    if (ttlMs === this.#ttlMs) return;
+    this.#ttlMs = ttlMs;
+    if (this.#timer !== undefined) this.#schedule();
+  }
+
+  /** Subscribes to changes; returns the unsubscribe function. */
+  onChange(listener: (change: RegistryChange) => void): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  /**
+   * Registers (or re-registers) an agent. The id is the requested one, else the node name. Any agent holding the
+   * same node name or the same id is replaced. Zone: `external` for external agents, else the reported zone,
+   * else the node inventory's zone, else "" (no inventory outside Kubernetes).
+   */
+  register(reg: Registration): RegisteredAgent {
+    const id = reg.agentId !== "" ? reg.agentId : reg.nodeName;
+    const replaced: RegisteredAgent[] = [];
+    for (const a of this.#agents.values()) {
+      if (a.nodeName === reg.nodeName || a.id === id) replaced.push(a);
+    }
+    for (const a of replaced) this.#agents.delete(a.id);
+    const now = this.#now();
+    const agent: RegisteredAgent = {
+      id,
+      nodeName: reg.nodeName,
+      address: reg.address,
+      zone: this.#resolveZone(reg),
+      labels: { ...reg.labels },
+      capabilities: [...reg.capabilities],
+      httpPort: reg.httpPort,
+      udpPort: reg.udpPort,
+      metricsPort: reg.metricsPort,
+      version: reg.version,
+      registeredAt: now,
+      lastSeen: now,
+    };
+    this.#agents.set(id, agent);
+    this.#logger.info(
+      {
+        agentId: id,
+        nodeName: agent.nodeName,
+        address: agent.address,
+        zone: agent.zone,
+        replaced: replaced.length,
+      },
+      "agent registered",
+    );
+    this.#emit({ kind: "registered", agent, replaced });
+    return agent;
+  }
+
+  /** Records a heartbeat; false when the agent is unknown (never registered, evicted or replaced). */
+  heartbeat(agentId: string): boolean {
+    const agent = this.#agents.get(agentId);
+    if (agent === undefined) return false;
+    agent.lastSeen = this.#now();
+    return true;
+  }
+
+  /** Removes an agent; false when it was unknown. */
+  deregister(agentId: string): boolean {
+    const agent = this.#agents.get(agentId);
+    if (agent === undefined) return false;
+    this.#agents.delete(agentId);
+    this.#logger.info({ agentId, nodeName: agent.nodeName }, "agent deregistered");
+    this.#emit({ kind: "deregistered", agent });
+    return true;
+  }
+
+  /** The agent with this id, if registered. */
+  get(agentId: string): RegisteredAgent | undefined {
+    return this.#agents.get(agentId);
+  }
+
+  /** All agents ordered by node name, then id. */
+  list(): RegisteredAgent[] {
+    return [...this.#agents.values()].sort((a, b) => compare(a.nodeName, b.nodeName) || compare(a.id, b.id));
+  }
+
+  /** Number of registered agents. */
+  get size(): number {
+    return this.#agents.size;
+  }
+
+  /** Evicts every agent not heard from within the TTL; returns the evicted agents. */
+  evictExpired(): RegisteredAgent[] {
+    const deadline = this.#now() - this.#ttlMs;
+    const evicted = [...this.#agents.values()].filter((a) => a.lastSeen < deadline);
+    for (const agent of evicted) {
+      this.#agents.delete(agent.id);
+      this.#logger.warn(
+        { agentId: agent.id, nodeName: agent.nodeName, ttlMs: this.#ttlMs },
+        "agent evicted: no heartbeat within TTL",
+      );
+      this.#emit({ kind: "evicted", agent });
+    }
+    return evicted;
+  }
+
+  #resolveZone(reg: Registration): string {
+    if (isExternalAgent(reg.labels)) return EXTERNAL_ZONE;
+    if (reg.zone !== "") return reg.zone;
+    return this.#inventoryZone(reg.nodeName) ?? "";
+  }
+
+  #schedule(): void {
+    clearInterval(this.#timer);
+    // Sweep a few times per TTL so an eviction lands at most a quarter TTL (capped at 1 s) late.
+    const every = Math.max(20, Math.min(1000, Math.floor(this.#ttlMs / 4)));
+    this.#timer = setInterval(() => this.evictExpired(), every);
+    this.#timer.unref();
+  }
+
+  #emit(change: RegistryChange): void {
+    for (const l of this.#listeners) l(change);
+  }
+}
+
+function compare(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}

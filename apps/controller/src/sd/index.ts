@@ -1,0 +1,2 @@
+export * from "./discovery.ts";
+export * from "./scrape-sd-routes.ts";

@@ -1,0 +1,55 @@
+import { grpc, type TaskMessage, type TaskServiceHandlers } from "@svc/protocol";
+import { type Logger, silentLogger } from "../logger.ts";
+import type { TaskDispatcher } from "./task-dispatcher.ts";
+
+export interface TaskServiceDeps {
+  dispatcher: TaskDispatcher;
+  logger?: Logger;
+}
+
+/**
+ * svc.v1.TaskService. WatchTasks (INVALID_ARGUMENT without an agent id) sends response headers at once and makes
+ * the stream the agent's active task stream until it closes. ReportTaskResult resolves the pending task;
+ * NOT_FOUND when no such task is pending for that agent (already answered, timed out, or unknown).
+ */
+export function taskServiceHandlers(deps: TaskServiceDeps): TaskServiceHandlers {
+  const logger = deps.logger ?? silentLogger;
+  return {
+    WatchTasks(call) {
+      const agentId = call.request.agent_id ?? "";
+      if (agentId === "") {
+        call.emit("error", { code: grpc.status.INVALID_ARGUMENT, details: "agent_id: required" });
+        return;
+      }
+      let gone = false;
+      call.sendMetadata(new grpc.Metadata());
+      const detach = deps.dispatcher.attach(agentId, {
+        write: (task: TaskMessage, cb) => {
+          if (gone || call.cancelled || call.destroyed) throw new Error("stream closed");
+          call.write(task, cb);
+        },
+        closed: () => gone || call.cancelled || call.destroyed,
+        end: () => {
+          gone = true;
+          call.end();
+        },
+      });
+      const done = (): void => {
+        gone = true;
+        detach();
+      };
+      call.on("cancelled", done);
+      call.on("close", done);
+      call.on("error", done);
+      call.on("finish", done);
+      logger.debug({ agentId }, "task stream opened");
+    },
+    ReportTaskResult(call, callback) {
+      if (!deps.dispatcher.report(call.request)) {
+        callback({ code: grpc.status.NOT_FOUND, details: `no pending task ${call.request.task_id}` });
+        return;
+      }
+      callback(null, {});
+    },
+  };
+}
