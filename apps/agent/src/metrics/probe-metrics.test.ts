@@ -20,8 +20,12 @@ function filled(): ProbeMetrics {
       jitterMs: 0.1,
     });
     m.recordIcmp(peer, { ok: true, rtts: [0.25], lossRatio: 0 });
-    m.recordPmtu(peer, { ok: true, crossedBytes: 1500, probedBytes: 9000 });
-    m.recordMtr(peer, [{ ip: "198.18.0.1", rttMs: 0.3 }, { ip: "198.18.0.2" }]);
+    m.recordPmtu(peer, { reading: "reduced", pmtuBytes: 1500, probeBytes: 9000 });
+    m.recordMtrTriggered(peer);
+    m.recordMtr(peer, [
+      { number: 1, ip: "198.18.0.1", rtt: 300_000 },
+      { number: 2, ip: "", rtt: 0 },
+    ]);
     m.setIntended(peer, ["tcp", "udp"]);
   }
   m.recordDns({ host: "svc-api", resolver: "system", ok: true, durationMs: 1.5, addresses: ["198.18.0.9"] });

@@ -22,6 +22,20 @@ export interface IcmpRecord {
   lossRatio: number;
 }
 
+/** The pmtu outcome recorded per peer (the pmtu probe's result). Sizes are IP packet bytes. */
+export interface PmtuRecord {
+  reading: "ok" | "reduced" | "blackhole" | "failed";
+  probeBytes: number;
+  pmtuBytes?: number;
+}
+
+/** One hop of a trace as recorded: spec §2.5 shape, rtt in ns, ip "" for a silent hop. */
+export interface MtrHopRecord {
+  number: number;
+  ip: string;
+  rtt: number;
+}
+
 /** The peer fields the metrics need. */
 export type MetricsPeer = Pick<Peer, "nodeName" | "zone">;
 
@@ -134,30 +148,45 @@ export class ProbeMetrics {
     this.#inc("icmp", peer.nodeName, this.#f.icmpResults, { ...l, result: result(r.ok) });
   }
 
-  /** `ok` = the path carried some size (success for ok and reduced); `crossedBytes` absent for a black hole. */
-  recordPmtu(peer: MetricsPeer, r: { ok: boolean; crossedBytes?: number; probedBytes: number }): void {
+  /**
+   * A pmtu probe outcome. probe_bytes: the size probed; pmtu_bytes: the size that crossed (removed, not left
+   * stale, when nothing crossed); results_total: success for ok and reduced, fail for a black hole. A plain
+   * failure (not even the small datagram crossed: the peer or its echo server is down) is not a path MTU
+   * verdict and counts in neither result; the udp checker reports it.
+   */
+  recordPmtu(peer: MetricsPeer, r: PmtuRecord): void {
     const l = this.#peerLabels(peer);
-    if (r.crossedBytes !== undefined) this.#set("pmtu", peer.nodeName, this.#f.pmtuBytes, l, r.crossedBytes);
-    this.#set("pmtu", peer.nodeName, this.#f.pmtuProbeBytes, l, r.probedBytes);
-    this.#inc("pmtu", peer.nodeName, this.#f.pmtuResults, { ...l, result: result(r.ok) });
+    this.#set("pmtu", peer.nodeName, this.#f.pmtuProbeBytes, l, r.probeBytes);
+    if (r.pmtuBytes !== undefined) this.#set("pmtu", peer.nodeName, this.#f.pmtuBytes, l, r.pmtuBytes);
+    else this.#f.pmtuBytes.remove(l);
+    if (r.reading === "failed") return;
+    const ok = r.reading === "ok" || r.reading === "reduced";
+    this.#inc("pmtu", peer.nodeName, this.#f.pmtuResults, { ...l, result: result(ok) });
   }
 
-  /** A completed trace: replaces the peer's previous hop series. `rttMs` undefined = no reply from the hop. */
-  recordMtr(peer: MetricsPeer, hops: { ip: string; rttMs?: number }[]): void {
+  /** Counts one reactive trace started toward peer (mtr_triggered_total). */
+  recordMtrTriggered(peer: MetricsPeer): void {
+    this.#inc("mtr", peer.nodeName, this.#f.mtrTriggered, this.#peerLabels(peer));
+  }
+
+  /**
+   * A completed trace: mtr_hops = its hop count, and one mtr_hop_rtt_seconds series per answering hop (silent
+   * hops have no RTT and no series). The peer's previous hop series are replaced, so hops that vanished or
+   * changed address do not linger.
+   */
+  recordMtr(peer: MetricsPeer, hops: readonly MtrHopRecord[]): void {
     this.#tracker.remove({ plane: "mtr-hops", dest: peer.nodeName });
-    const l = this.#peerLabels(peer);
-    this.#inc("mtr", peer.nodeName, this.#f.mtrTriggered, l);
-    this.#set("mtr-hops", peer.nodeName, this.#f.mtrHops, l, hops.length);
-    hops.forEach((hop, i) => {
-      if (hop.rttMs === undefined) return;
+    this.#set("mtr-hops", peer.nodeName, this.#f.mtrHops, this.#peerLabels(peer), hops.length);
+    for (const hop of hops) {
+      if (hop.ip === "") continue;
       const hl = {
         source_node: this.#source.nodeName,
         destination_node: peer.nodeName,
-        hop_number: String(i + 1),
+        hop_number: String(hop.number),
         hop_ip: hop.ip,
       };
-      this.#set("mtr-hops", peer.nodeName, this.#f.mtrHopRtt, hl, ms(hop.rttMs));
-    });
+      this.#set("mtr-hops", peer.nodeName, this.#f.mtrHopRtt, hl, hop.rtt / 1e9);
+    }
   }
 
   /** Sets probe_intended=1 for exactly these planes of the pair (replacing earlier ones); [] clears. */

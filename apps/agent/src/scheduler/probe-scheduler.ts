@@ -1,13 +1,19 @@
 import type { Checkers } from "@svc/core";
 import { type Peer, type Plane, runsPlane } from "@svc/protocol";
 import type { ProbeMetrics } from "../metrics/probe-metrics.ts";
+import { MtrTrigger, type MtrTriggerOptions } from "../mtr/mtr-trigger.ts";
+import type { MtrResult } from "../probes/mtr.ts";
 import { LatenessRecorder, type LatenessSummary } from "./lateness.ts";
+import { MTR_TRIGGER_PLANES, PEER_PLANES, type PeerPlane, probePeer } from "./peer-probe.ts";
 import { PeriodicTask } from "./periodic-task.ts";
 import { defaultProbers, type Probers } from "./probers.ts";
 
-/** The checkers the scheduler runs. */
+/** The checkers the scheduler runs (pmtu off and mtr at its defaults when absent). */
 export type ScheduledCheckers = Pick<Checkers, "tcp" | "udp" | "icmp" | "dns" | "http"> &
-  Partial<Pick<Checkers, "pmtu">>;
+  Partial<Pick<Checkers, "pmtu" | "mtr">>;
+
+/** checkers.mtr defaults (spec §8.2). */
+const MTR_DEFAULTS = { cooldown: 60_000, maxHops: 30 };
 
 export interface ProbeSchedulerOptions {
   metrics: ProbeMetrics;
@@ -20,17 +26,20 @@ export interface ProbeSchedulerOptions {
   probers?: Partial<Probers>;
   /** [0,1) source for start jitter; default Math.random */
   random?: () => number;
+  /** reactive trace shape (rounds, spacing, per-probe timeout) and a hook for each recorded trace */
+  mtr?: Pick<MtrTriggerOptions, "rounds" | "intervalMs" | "timeoutMs" | "onTrace" | "now">;
 }
 
-const PEER_PLANES = ["tcp", "udp", "icmp"] as const;
-type PeerPlane = (typeof PEER_PLANES)[number];
 const GLOBAL_PLANES = ["dns", "http"] as const;
 type GlobalPlane = (typeof GLOBAL_PLANES)[number];
 /** planes reported in probe_intended */
 const INTENDED_PLANES: Plane[] = ["tcp", "udp", "icmp", "pmtu"];
 
 /**
- * Runs the tcp/udp/icmp checkers against every probed peer and the dns/http checkers once per interval.
+ * Runs the tcp/udp/icmp/pmtu checkers against every probed peer (each on the peers that run that plane; pmtu
+ * only where `plane:pmtu` is advertised or no plane is, spec §2.2) and the dns/http checkers once per interval.
+ * A failed tcp, udp or icmp probe triggers a reactive trace to the peer (MtrTrigger: once per pair per
+ * checkers.mtr.cooldown).
  * Scheduling: every (checker, peer) pair — and the dns and http checkers — is its own periodic task whose first
  * start is a uniformly random phase in [0, interval). That is the per-checker start jitter and also spreads the
  * peers of one checker over the whole interval, so 1000 peers cost ~1000/interval probes per second instead of
@@ -49,6 +58,7 @@ export class ProbeScheduler {
   readonly #tasks = new Map<string, PeriodicTask>();
   readonly #inflight = new Map<string, Promise<void>>();
   readonly #lateness = new LatenessRecorder();
+  readonly #mtr: MtrTrigger | undefined;
   #started = false;
   #skipped = 0;
 
@@ -57,6 +67,15 @@ export class ProbeScheduler {
     this.#probers = { ...defaultProbers(), ...options.probers };
     this.#random = options.random ?? Math.random;
     this.#checkers = options.checkers;
+    const tracer = this.#probers.mtr;
+    if (tracer) {
+      this.#mtr = new MtrTrigger({
+        ...options.mtr,
+        metrics: options.metrics,
+        config: options.checkers.mtr ?? MTR_DEFAULTS,
+        probe: (t) => tracer.probe(t),
+      });
+    }
   }
 
   /**
@@ -74,6 +93,7 @@ export class ProbeScheduler {
     }
     for (const [name, old] of this.#peers) {
       const now = next.get(name);
+      if (!now || now.zone !== old.zone || now.address !== old.address) this.#mtr?.forget(name);
       if (!now || now.zone !== old.zone) this.#o.metrics.removePeer(name);
     }
     this.#peers = next;
@@ -87,9 +107,10 @@ export class ProbeScheduler {
     for (const plane of [...PEER_PLANES, ...GLOBAL_PLANES]) {
       const was = old[plane];
       const is = checkers[plane];
-      if (was.enabled && !is.enabled) this.#o.metrics.removePlane(plane);
-      if (was.interval !== is.interval) this.#dropTasks((k) => k.startsWith(`${plane}\u0000`));
+      if (was?.enabled && !is?.enabled) this.#o.metrics.removePlane(plane);
+      if (was?.interval !== is?.interval) this.#dropTasks((k) => k.startsWith(`${plane}\u0000`));
     }
+    this.#mtr?.applyConfig(checkers.mtr ?? MTR_DEFAULTS);
     const key = (c: ScheduledCheckers) => JSON.stringify([c.dns.hosts, c.dns.resolvers, c.http.targets]);
     if (key(old) !== key(checkers)) {
       this.#o.metrics.removePlane("dns");
@@ -104,11 +125,17 @@ export class ProbeScheduler {
     this.#reconcile();
   }
 
-  /** Stops every timer and waits for in-flight probes (each is bounded by its timeout). */
+  /** Stops every timer and waits for in-flight probes (each is bounded by its timeout) and traces. */
   async stop(): Promise<void> {
     this.#started = false;
     this.#dropTasks(() => true);
     while (this.#inflight.size > 0) await Promise.allSettled([...this.#inflight.values()]);
+    await this.#mtr?.stop();
+  }
+
+  /** The last recorded reactive trace toward a peer (node name). */
+  lastTrace(nodeName: string): MtrResult | undefined {
+    return this.#mtr?.lastResult(nodeName);
   }
 
   /** Recent probe start lateness samples (actual start - planned start), ms, oldest first up to 10000. */
@@ -132,8 +159,9 @@ export class ProbeScheduler {
 
   #enabled(plane: PeerPlane | GlobalPlane): boolean {
     const c = this.#checkers;
-    if (!c[plane].enabled) return false;
+    if (!c[plane]?.enabled) return false;
     if (plane === "icmp") return this.#probers.icmp !== undefined;
+    if (plane === "pmtu") return this.#probers.pmtu !== undefined;
     if (plane === "dns") return c.dns.hosts.length > 0;
     if (plane === "http") return c.http.targets.length > 0;
     return true;
@@ -163,7 +191,7 @@ export class ProbeScheduler {
     for (const key of want) {
       if (this.#tasks.has(key)) continue;
       const [plane = "", name = ""] = key.split("\u0000");
-      const interval = this.#checkers[plane as PeerPlane | GlobalPlane].interval;
+      const interval = this.#checkers[plane as PeerPlane | GlobalPlane]?.interval ?? 60_000;
       const task = new PeriodicTask({
         intervalMs: interval,
         phaseMs: this.#random() * interval,
@@ -175,9 +203,7 @@ export class ProbeScheduler {
   }
 
   #updateIntended(): void {
-    const c = this.#checkers;
-    const on = (pl: Plane): boolean =>
-      pl === "pmtu" ? (c.pmtu?.enabled ?? false) : this.#enabled(pl as PeerPlane);
+    const on = (pl: Plane): boolean => this.#enabled(pl as PeerPlane);
     for (const p of this.#peers.values()) {
       const planes = this.#planned
         ? INTENDED_PLANES.filter((pl) => runsPlane(p.capabilities, pl) && on(pl))
@@ -228,22 +254,10 @@ export class ProbeScheduler {
     }
     const peer = this.#peers.get(name);
     if (!peer) return;
-    const current = () => (live() ? this.#peers.get(name) : undefined);
-    if (plane === "tcp") {
-      const port = peer.httpPort ?? this.#o.ports.httpPort;
-      const r = await this.#probers.tcp.probe({ address: peer.address, port, timeoutMs: c.tcp.timeout });
-      const now = current();
-      if (now) m.recordTcp(now, r);
-    } else if (plane === "udp") {
-      const port = peer.udpPort ?? this.#o.ports.grpcPort;
-      const target = { address: peer.address, port, timeoutMs: c.udp.timeout, packets: c.udp.packets };
-      const r = await this.#probers.udp.probe(target);
-      const now = current();
-      if (now) m.recordUdp(now, r);
-    } else if (this.#probers.icmp) {
-      const r = await this.#probers.icmp.probe({ address: peer.address, timeoutMs: c.icmp.timeout });
-      const now = current();
-      if (now) m.recordIcmp(now, r);
-    }
+    const out = await probePeer(plane, peer, { checkers: c, probers: this.#probers, ports: this.#o.ports });
+    const now = live() ? this.#peers.get(name) : undefined;
+    if (!out || !now) return;
+    out.record(m, now);
+    if (!out.ok && MTR_TRIGGER_PLANES.includes(plane as PeerPlane)) this.#mtr?.onProbeFailure(now);
   }
 }
