@@ -54,7 +54,12 @@ test("ICMP echo to 127.0.0.1 and ::1 (ping socket, or raw when ping_group_range 
   ] as const) {
     const s = RawSocket.open({ family, kind: "icmp", recvTtl: true });
     assert.equal(s.kind, icmpUnprivilegedAllowed(family) ? "icmp-dgram" : "icmp-raw");
-    const got = next<Datagram>((cb) => s.onMessage(cb));
+    // a raw socket sees every echo reply on the host (other tests ping too): wait for ours
+    const got = next<Datagram>((cb) =>
+      s.onMessage((d) => {
+        if (parseEchoReply(family, d.data)?.sequence === 77) cb(d);
+      }),
+    );
     s.send(buildEchoRequest(family, 0x5bc, 77, Buffer.from("payload")), address, 0);
     const d = await got;
     s.close();
@@ -163,6 +168,34 @@ test("RECVERR: a send to a closed port yields port unreachable with offender and
     );
     assert.equal(e.errno, 111); // ECONNREFUSED
     assert.equal(e.data.toString(), "probe");
+  }
+});
+
+test("RECVERR: the socket keeps receiving after an ICMP error (the poll handle is restarted)", async () => {
+  for (const [family, address] of [
+    [4, "127.0.0.1"],
+    [6, "::1"],
+  ] as const) {
+    const closed = RawSocket.open({ family, kind: "udp", bind: { address, port: 0 } });
+    const closedPort = closed.localPort();
+    closed.close();
+    const echo = createSocket(family === 4 ? "udp4" : "udp6");
+    echo.on("message", (msg, rinfo) => echo.send(msg, rinfo.port, rinfo.address));
+    await new Promise<void>((r) => echo.bind(0, address, r));
+    const s = RawSocket.open({ family, kind: "udp", recvErr: true });
+    try {
+      for (let round = 0; round < 3; round++) {
+        const err = next<SocketError>((cb) => s.onError(cb));
+        s.send(Buffer.from("to-closed"), address, closedPort);
+        assert.equal((await err).errno, 111);
+        const reply = next<Datagram>((cb) => s.onMessage(cb));
+        s.send(Buffer.from(`echo-${round}`), address, echo.address().port);
+        assert.equal((await reply).data.toString(), `echo-${round}`, `round ${round}: reply after an error`);
+      }
+    } finally {
+      s.close();
+      echo.close();
+    }
   }
 });
 

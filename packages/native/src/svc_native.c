@@ -15,6 +15,7 @@ extern unsigned int if_nametoindex(const char *ifname);  // <net/if.h> clashes w
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 #include <uv.h>
 
@@ -237,7 +238,16 @@ static void drain_messages(sock_t *s) {
     int ttl = -1, ifindex = -1, have_local = 0;
     unsigned char local[16];
     for (struct cmsghdr *c = CMSG_FIRSTHDR(&msg); c; c = CMSG_NXTHDR(&msg, c)) {
-      if (c->cmsg_level == SOL_IP && c->cmsg_type == IP_TTL) {
+      if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_TIMESTAMPNS) {
+        /* The kernel's receive time (CLOCK_REALTIME), moved onto uv_hrtime's monotonic clock: the time this
+           process took to wake up and read the socket is not network time (iputils ping does the same). */
+        struct timespec kts, rts;
+        memcpy(&kts, CMSG_DATA(c), sizeof kts);
+        clock_gettime(CLOCK_REALTIME, &rts);
+        int64_t waited = ((int64_t)rts.tv_sec - (int64_t)kts.tv_sec) * 1000000000LL +
+                         ((int64_t)rts.tv_nsec - (int64_t)kts.tv_nsec);
+        if (waited > 0 && waited < 1000000000LL && (uint64_t)waited < now) now -= (uint64_t)waited;
+      } else if (c->cmsg_level == SOL_IP && c->cmsg_type == IP_TTL) {
         memcpy(&ttl, CMSG_DATA(c), sizeof ttl);
       } else if (c->cmsg_level == SOL_IP && c->cmsg_type == IP_PKTINFO) {
         struct in_pktinfo pi;
@@ -291,10 +301,12 @@ static void drain_messages(sock_t *s) {
 static void on_poll(uv_poll_t *h, int status, int events) {
   sock_t *s = (sock_t *)h->data;
   if (s->closing) return;
-  (void)status;
   (void)events;
   drain_errqueue(s);
   drain_messages(s);
+  /* libuv stops a poll handle when the socket reports an error (POLLERR: an ICMP error queued by IP_RECVERR).
+     The error queue is drained now, so keep polling; otherwise the socket would go silent after one error. */
+  if (status < 0 && !s->closing) uv_poll_start(&s->poll, UV_READABLE, on_poll);
 }
 
 static void on_poll_closed(uv_handle_t *h) {
@@ -360,6 +372,8 @@ static napi_value js_open(napi_env env, napi_callback_info info) {
   int err = 0;
   const char *what = "setsockopt";
   if (family == 6 && get_bool_prop(env, opts, "v6Only")) err = set_int_opt(fd, SOL_IPV6, IPV6_V6ONLY, 1);
+  /* kernel receive timestamps for every datagram: receivedAt is the arrival time, not the read time */
+  if (!err) err = set_int_opt(fd, SOL_SOCKET, SO_TIMESTAMPNS, 1);
   if (!err && get_bool_prop(env, opts, "recvErr"))
     err = family == 4 ? set_int_opt(fd, SOL_IP, IP_RECVERR, 1) : set_int_opt(fd, SOL_IPV6, IPV6_RECVERR, 1);
   if (!err && get_bool_prop(env, opts, "pktInfo"))
