@@ -1,4 +1,5 @@
 import {
+  destroyAllPathLabs,
   destroyNetwork,
   healLab,
   injectFault,
@@ -6,6 +7,7 @@ import {
   Lab,
   listLabBridges,
   listLabNamespaces,
+  PATH_LAB_USAGE,
   parseFault,
   readState,
 } from "@svc/lab";
@@ -17,10 +19,15 @@ export const LAB_USAGE = `usage:
   svc lab fault drop FROM TO [tcp|udp|icmp|all]      drop probes from FROM to TO
   svc lab fault loss FROM TO PERCENT [tcp|udp|icmp|all]
   svc lab fault partition A B                          cut A and B apart both ways
+  svc lab fault mtu NODE BYTES                         NODE's eth0 MTU (bigger frames to it vanish silently)
+  svc lab fault blackhole FROM TO [BYTES]              TO's packets back to FROM over BYTES vanish, no ICMP
+  svc lab fault hoploss NODE PERCENT                   loss on NODE's echo replies and time-exceeded
   svc lab heal                                         remove every fault
   svc lab status                                       show the running lab
   svc lab down [--all]                                 remove leftovers of labs that were killed
-  (fault, heal and status take --lab INDEX when several labs run)`;
+  (fault, heal and status take --lab INDEX when several labs run)
+multi-hop paths (routers between two hosts, per-link MTU, IPv6):
+${PATH_LAB_USAGE}`;
 
 /** `svc lab ...` */
 export async function labCommand(args: Args): Promise<number> {
@@ -49,7 +56,7 @@ export async function labCommand(args: Args): Promise<number> {
       return 0;
     case "down":
       allowFlags(args, ["all"]);
-      return down();
+      return down(args);
     default:
       throw new UsageError(`unknown lab command "${sub}"`);
   }
@@ -105,7 +112,7 @@ async function runLab(args: Args): Promise<number> {
   return 0;
 }
 
-async function down(): Promise<number> {
+async function down(args: Args): Promise<number> {
   if (!isRoot()) {
     console.log("nothing to remove: labs without root use no network namespaces");
     return 0;
@@ -125,5 +132,6 @@ async function down(): Promise<number> {
     removed++;
   }
   console.log(`removed ${removed} stale lab network(s)`);
+  if (args.flags.has("all")) console.log(`removed ${await destroyAllPathLabs()} path lab(s)`);
   return 0;
 }

@@ -30,6 +30,12 @@ export async function main(argv: readonly string[]): Promise<number> {
       const { agentCommand } = await import("@svc/agent");
       return await agentCommand(argv.slice(1));
     }
+    if (cmd === "lab" && argv[1] === "path") {
+      // path labs parse their own words and flags
+      const { pathLabCommand } = await import("@svc/lab");
+      await pathLabCommand(argv.slice(2), (line) => console.log(line));
+      return 0;
+    }
     args = parseArgs(argv);
     if (cmd === undefined || (args.flags.has("help") && cmd !== "lab")) {
       console.log(USAGE);

@@ -22,6 +22,15 @@ test("loss uses numgen with basis points; partition drops both ways", () => {
     nodes,
   );
   assert.deepEqual(loss.get("svc1-node-1"), ["ip daddr 198.18.1.12 numgen random mod 10000 < 1250 drop"]);
+  const all = faultRules(
+    { kind: "loss", from: "node-1", to: "node-2", protocol: "udp", percent: 100 },
+    nodes,
+  );
+  assert.deepEqual(
+    all.get("svc1-node-1"),
+    ["ip daddr 198.18.1.12 udp dport 9091 drop"],
+    "100 % is a plain drop",
+  );
   const part = faultRules({ kind: "partition", a: "node-1", b: "node-2" }, nodes);
   assert.deepEqual(part.get("svc1-node-1"), ["ip daddr 198.18.1.12 drop"]);
   assert.deepEqual(part.get("svc1-node-2"), ["ip daddr 198.18.1.11 drop"]);

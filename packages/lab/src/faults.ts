@@ -1,10 +1,20 @@
-import { run } from "./exec.ts";
+import { run, tryRun } from "./exec.ts";
+import { randomPercent } from "./path/path-faults.ts";
 
 /** A fault between lab nodes, enforced by nftables in the sending node's namespace. */
 export type Fault =
   | { kind: "drop"; from: string; to: string; protocol: FaultProtocol }
   | { kind: "loss"; from: string; to: string; protocol: FaultProtocol; percent: number }
-  | { kind: "partition"; a: string; b: string };
+  | { kind: "partition"; a: string; b: string }
+  /** MTU of the node's eth0: larger frames towards it are dropped silently at the veth, its own egress shrinks */
+  | { kind: "mtu"; node: string; bytes: number }
+  /** packets TO sends back to FROM larger than `bytes` vanish without ICMP: a PMTU black hole on that path */
+  | { kind: "blackhole"; from: string; to: string; bytes: number }
+  /** loss on the node's outbound ICMP time-exceeded and echo-reply (what mtr sees of that hop) */
+  | { kind: "hoploss"; node: string; percent: number };
+
+/** MTU of a lab node's eth0 when no mtu fault is in place. */
+export const LAB_DEFAULT_MTU = 1500;
 
 export type FaultProtocol = "tcp" | "udp" | "icmp" | "all";
 export const FAULT_PROTOCOLS: readonly FaultProtocol[] = ["tcp", "udp", "icmp", "all"];
@@ -57,7 +67,7 @@ export function faultRules(fault: Fault, nodes: ReadonlyMap<string, FaultEndpoin
       }
       add(
         node(fault.from).namespace,
-        `${probeMatch(fault.protocol, node(fault.to))} numgen random mod 10000 < ${Math.round(fault.percent * 100)} drop`,
+        `${probeMatch(fault.protocol, node(fault.to))} ${randomPercent(fault.percent)}drop`,
       );
       break;
     }
@@ -65,12 +75,30 @@ export function faultRules(fault: Fault, nodes: ReadonlyMap<string, FaultEndpoin
       add(node(fault.a).namespace, `ip daddr ${node(fault.b).address} drop`);
       add(node(fault.b).namespace, `ip daddr ${node(fault.a).address} drop`);
       break;
+    case "mtu":
+      node(fault.node); // not an nft rule: applyFault sets the link MTU
+      break;
+    case "blackhole":
+      add(node(fault.to).namespace, `ip daddr ${node(fault.from).address} meta length > ${fault.bytes} drop`);
+      break;
+    case "hoploss":
+      add(
+        node(fault.node).namespace,
+        `icmp type { time-exceeded, echo-reply } ${randomPercent(fault.percent)}drop`,
+      );
+      break;
   }
   return out;
 }
 
 /** Installs a fault; rules are appended to the `inet svc_lab` table's output chain in each namespace. */
 export async function applyFault(fault: Fault, nodes: ReadonlyMap<string, FaultEndpoint>): Promise<void> {
+  if (fault.kind === "mtu") {
+    const ns = nodes.get(fault.node)?.namespace;
+    if (!ns) throw new Error(`unknown lab node "${fault.node}" (nodes: ${[...nodes.keys()].join(", ")})`);
+    await run("ip", ["-n", ns, "link", "set", "eth0", "mtu", String(fault.bytes)]);
+    return;
+  }
   for (const [ns, rules] of faultRules(fault, nodes)) {
     const script = [
       `table inet ${TABLE} {`,
@@ -84,9 +112,10 @@ export async function applyFault(fault: Fault, nodes: ReadonlyMap<string, FaultE
   }
 }
 
-/** Removes every fault from the given namespaces. */
+/** Removes every fault from the given namespaces (nft rules, and eth0 back to the default MTU). */
 export async function healAll(namespaces: readonly string[]): Promise<void> {
   for (const ns of namespaces) {
+    await tryRun("ip", ["-n", ns, "link", "set", "eth0", "mtu", String(LAB_DEFAULT_MTU)]);
     try {
       await run("ip", ["netns", "exec", ns, "nft", "delete", "table", "inet", TABLE]);
     } catch (err) {
@@ -95,7 +124,10 @@ export async function healAll(namespaces: readonly string[]): Promise<void> {
   }
 }
 
-/** Parses `svc lab fault` words: `drop FROM TO PROTO`, `loss FROM TO PERCENT [PROTO]`, `partition A B`. */
+/**
+ * Parses `svc lab fault` words: `drop FROM TO PROTO`, `loss FROM TO PERCENT [PROTO]`, `partition A B`,
+ * `mtu NODE BYTES`, `blackhole FROM TO [BYTES]`, `hoploss NODE PERCENT`.
+ */
 export function parseFault(words: readonly string[]): Fault {
   const [kind, ...rest] = words;
   const proto = (p: string | undefined): FaultProtocol => {
@@ -119,7 +151,30 @@ export function parseFault(words: readonly string[]): Fault {
     case "partition":
       if (rest.length !== 2) throw new Error("usage: partition A B");
       return { kind, a: rest[0]!, b: rest[1]! };
+    case "mtu": {
+      const bytes = Number(rest[1]);
+      if (rest.length !== 2 || !Number.isInteger(bytes) || bytes < 576 || bytes > 9000) {
+        throw new Error("usage: mtu NODE BYTES (576-9000)");
+      }
+      return { kind, node: rest[0]!, bytes };
+    }
+    case "blackhole": {
+      const bytes = Number(rest[2] ?? 1400);
+      if (rest.length < 2 || !Number.isInteger(bytes) || bytes < 576 || bytes > 9000) {
+        throw new Error("usage: blackhole FROM TO [BYTES (576-9000, default 1400)]");
+      }
+      return { kind, from: rest[0]!, to: rest[1]!, bytes };
+    }
+    case "hoploss": {
+      const percent = Number(rest[1]);
+      if (rest.length !== 2 || !Number.isFinite(percent) || percent < 0 || percent > 100) {
+        throw new Error("usage: hoploss NODE PERCENT (0-100)");
+      }
+      return { kind, node: rest[0]!, percent };
+    }
     default:
-      throw new Error(`unknown fault "${kind ?? ""}": use drop, loss, partition or heal`);
+      throw new Error(
+        `unknown fault "${kind ?? ""}": use drop, loss, partition, mtu, blackhole, hoploss or heal`,
+      );
   }
 }

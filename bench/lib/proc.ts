@@ -1,0 +1,19 @@
+import { readFileSync } from "node:fs";
+
+const CLK_TCK = 100; // Linux USER_HZ
+
+/** CPU time (user + system) of a process so far, in ms, from /proc/<pid>/stat. */
+export function cpuMs(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  // fields[0] is field 3 (state): utime is field 14, stime field 15
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLK_TCK;
+}
+
+/** Resident set size now and its peak (VmRSS, VmHWM), in bytes. */
+export function rss(pid: number): { now: number; peak: number } {
+  const status = readFileSync(`/proc/${pid}/status`, "utf8");
+  const kb = (key: string) =>
+    Number(new RegExp(`${key}:\\s+(\\d+) kB`).exec(status)?.[1] ?? Number.NaN) * 1024;
+  return { now: kb("VmRSS"), peak: kb("VmHWM") };
+}
