@@ -1,0 +1,50 @@
+/**
+ * The one table mapping error classes to HTTP status codes (design §4.4), and the fastify error handler using it.
+ * Error bodies share one JSON shape: `{ "error": { "code": "...", "message": "..." } }`.
+ */
+import type { FastifyError, FastifyInstance } from "fastify";
+import { ConsoleError, type ErrorCode, RateLimitedError } from "../errors.ts";
+
+/** Status code per error code. */
+export const ERROR_STATUS: Readonly<Record<ErrorCode, number>> = {
+  invalid_input: 400,
+  unauthenticated: 401,
+  forbidden: 403,
+  csrf: 403,
+  not_found: 404,
+  conflict: 409,
+  unprocessable: 422,
+  rate_limited: 429,
+  upstream_failed: 502,
+  unavailable: 503,
+};
+
+/** The JSON error body. */
+export interface ErrorBody {
+  error: { code: string; message: string };
+}
+
+/** Installs the error handler and a JSON 404 for unknown routes. */
+export function installErrorHandler(app: FastifyInstance, onInternal: (err: unknown) => void): void {
+  app.setErrorHandler(async (err: FastifyError | ConsoleError, _req, reply) => {
+    if (err instanceof ConsoleError) {
+      if (err instanceof RateLimitedError) reply.header("retry-after", String(err.retryAfterSeconds));
+      return reply.code(ERROR_STATUS[err.code]).send(body(err.code, err.message));
+    }
+    // fastify's own errors (bad JSON, body too large, schema validation) carry a 4xx statusCode
+    const status =
+      typeof err.statusCode === "number" && err.statusCode >= 400 && err.statusCode < 500
+        ? err.statusCode
+        : 500;
+    if (status === 500) {
+      onInternal(err);
+      return reply.code(500).send(body("internal", "internal error"));
+    }
+    return reply.code(status).send(body(status === 413 ? "too_large" : "invalid_input", err.message));
+  });
+  app.setNotFoundHandler(async (_req, reply) => reply.code(404).send(body("not_found", "not found")));
+}
+
+function body(code: string, message: string): ErrorBody {
+  return { error: { code, message } };
+}

@@ -1,0 +1,56 @@
+/** Registers every console API route on `app` (one place to see which route families exist). */
+import type { FastifyInstance } from "fastify";
+import type { ConsoleConfig } from "../config/schema.ts";
+import type { ConsoleMetrics } from "../metrics.ts";
+import type { NewAuditRow, Store } from "../store/store.ts";
+import type { ConsoleServices } from "../wiring.ts";
+import { addAuthRoutes } from "./auth-routes.ts";
+import { addConfigRoute } from "./config-route.ts";
+import type { AccessResolver } from "./context.ts";
+import type { CookiePolicy } from "./cookie-policy.ts";
+import { addOidcRoutes } from "./oidc-routes.ts";
+import { addRbacRoutes } from "./rbac.ts";
+import { addTokenRoutes } from "./tokens.ts";
+import { addUserRoutes } from "./users.ts";
+
+/** What the routes need. */
+export interface ConsoleRouteDeps {
+  config: ConsoleConfig;
+  version: string;
+  store?: Store;
+  services: ConsoleServices;
+  cookies: CookiePolicy;
+  metrics: ConsoleMetrics;
+  resolveAccess: AccessResolver;
+  audit: (row: Omit<NewAuditRow, "at">) => Promise<void>;
+}
+
+/** Registers config, auth, OIDC, RBAC/audit, users and token routes. */
+export function addConsoleRoutes(app: FastifyInstance, deps: ConsoleRouteDeps): void {
+  const { config, services: s, cookies, metrics, resolveAccess, audit } = deps;
+  const setSessionCookies = cookies.setSession.bind(cookies);
+  addConfigRoute(app, { config, version: deps.version, databaseKind: () => deps.store?.kind ?? null });
+  addAuthRoutes(app, {
+    config,
+    resolveAccess,
+    sessions: s.sessions,
+    signIn: s.signIn,
+    audit,
+    metrics,
+    setSessionCookies,
+    clearSessionCookies: cookies.clearSession.bind(cookies),
+  });
+  addOidcRoutes(app, {
+    config,
+    client: s.oidc,
+    sessions: s.sessions,
+    budgets: s.budgets,
+    audit,
+    metrics,
+    setSessionCookies,
+    setCookie: (reply, name, value, maxAge) => cookies.set(reply, name, value, maxAge),
+  });
+  addRbacRoutes(app, { config, rbac: s.rbac, store: deps.store, resolveAccess });
+  addUserRoutes(app, { config, users: s.users, signIn: s.signIn, resolveAccess, audit });
+  addTokenRoutes(app, { tokens: s.tokens, resolveAccess, audit });
+}

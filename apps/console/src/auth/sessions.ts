@@ -1,0 +1,126 @@
+/**
+ * Sign-in sessions (spec §3.6, §5.4): random ids handed out in a cookie, stored only as a SHA-256 hash; an
+ * absolute bound (`auth.session.ttl`) and a sliding idle bound (`auth.session.idleTimeout`, 0 = off, never past
+ * the absolute bound). A session past either bound is deleted when presented (the caller gets 401) and by the
+ * periodic purge.
+ */
+import { createHash, randomBytes } from "node:crypto";
+import type { SessionRecord, Store } from "../store/store.ts";
+
+/** Where sessions are kept: the database (Store) or Redis (replicas > 1). */
+export type SessionBackend = Pick<
+  Store,
+  | "createSession"
+  | "getSession"
+  | "touchSession"
+  | "deleteSession"
+  | "deleteSessionsOf"
+  | "purgeSessions"
+  | "updateSession"
+>;
+
+/** Hash under which a session id is stored. */
+export function hashSessionId(id: string): string {
+  return createHash("sha256").update(id).digest("base64url");
+}
+
+/** A freshly created session: the cookie values to hand out. */
+export interface NewSession {
+  id: string;
+  csrf: string;
+  record: SessionRecord;
+}
+
+/** Result of looking up a presented session id. */
+export type SessionLookup =
+  | { state: "active"; record: SessionRecord }
+  | { state: "expired" }
+  | { state: "unknown" };
+
+/** Session bounds in milliseconds. */
+export interface SessionBounds {
+  ttlMs: number;
+  /** 0 disables the idle bound */
+  idleMs: number;
+}
+
+// Sliding expiry is written at most this often per session, to keep reads from becoming writes.
+const TOUCH_EVERY_MS = 15_000;
+
+/** Creates, validates, slides and purges sessions in the store. */
+export class SessionManager {
+  constructor(
+    private readonly store: SessionBackend,
+    private readonly bounds: SessionBounds,
+    private readonly now: () => number,
+  ) {}
+
+  /** Creates a session for `subject`. */
+  async create(
+    subject: string,
+    display: string,
+    groups: string[],
+    data: Record<string, unknown> = {},
+  ): Promise<NewSession> {
+    const id = randomBytes(32).toString("base64url");
+    const csrf = randomBytes(24).toString("base64url");
+    const t = this.now();
+    const record: SessionRecord = {
+      idHash: hashSessionId(id),
+      subject,
+      display,
+      groups,
+      csrf,
+      createdAt: t,
+      lastSeenAt: t,
+      expiresAt: t + this.bounds.ttlMs,
+      data,
+    };
+    await this.store.createSession(record);
+    return { id, csrf, record };
+  }
+
+  /** Looks up a presented id; an expired session is deleted on the spot. Slides the idle bound when active. */
+  async lookup(id: string): Promise<SessionLookup> {
+    if (id === "" || id.length > 200) return { state: "unknown" };
+    const idHash = hashSessionId(id);
+    const record = await this.store.getSession(idHash);
+    if (!record) return { state: "unknown" };
+    const t = this.now();
+    if (this.isExpired(record, t)) {
+      await this.store.deleteSession(idHash);
+      return { state: "expired" };
+    }
+    if (t - record.lastSeenAt >= TOUCH_EVERY_MS) {
+      await this.store.touchSession(idHash, t);
+      record.lastSeenAt = t;
+    }
+    return { state: "active", record };
+  }
+
+  /** True when `record` is past its absolute or idle bound at `t`. */
+  isExpired(record: SessionRecord, t: number): boolean {
+    if (t >= record.expiresAt) return true;
+    return this.bounds.idleMs > 0 && t - record.lastSeenAt >= this.bounds.idleMs;
+  }
+
+  /** Deletes a session by its id hash (logout); true when it existed. */
+  end(idHash: string): Promise<boolean> {
+    return this.store.deleteSession(idHash);
+  }
+
+  /** Replaces a session's groups and data (OIDC refresh). */
+  update(idHash: string, groups: string[], data: Record<string, unknown>): Promise<void> {
+    return this.store.updateSession(idHash, groups, data);
+  }
+
+  /** Deletes every session of `subject` except `keepIdHash`; resolves with the count. */
+  endAllOf(subject: string, keepIdHash?: string): Promise<number> {
+    return this.store.deleteSessionsOf(subject, keepIdHash);
+  }
+
+  /** Deletes every expired session; resolves with how many. */
+  purge(): Promise<number> {
+    return this.store.purgeSessions(this.now(), this.bounds.idleMs);
+  }
+}

@@ -1,0 +1,14 @@
+export { LOGIN_PATH } from "./api/config-route.ts";
+export { loadConsoleConfig, parseConsoleConfig } from "./config/load.ts";
+export type { ConsoleConfig } from "./config/schema.ts";
+export { type RunConsoleOptions, runConsole } from "./main.ts";
+export { BUILTIN_ROLES, PERMISSIONS } from "./rbac/roles.ts";
+export { ConsoleServer, type ConsoleServerOptions } from "./server.ts";
+export { connectShared, redisUrl, SHARED_STORE_FALLBACK } from "./shared/redis.ts";
+export type { Db } from "./store/db.ts";
+export { MIGRATIONS, migrate, NewerSchemaError } from "./store/migrations.ts";
+export { openDb } from "./store/open.ts";
+export { pgliteDb, startPglite } from "./store/pglite.ts";
+export { openPostgres } from "./store/postgres.ts";
+export { type TokenState, type TokenView, tokenState } from "./tokens/token-admin.ts";
+export { addWebRoutes, findWebRoot } from "./web/static.ts";

@@ -1,0 +1,46 @@
+/** The console's own metric families (reference/metrics.md), in a registry of their own. */
+import { Counter, Gauge, Registry } from "prom-client";
+
+/** Metric families of the console platform slice. Prefix `svc` gives `svc_console_...`. */
+export class ConsoleMetrics {
+  readonly registry = new Registry();
+  /** `<prefix>_console_rate_limited_total{limit}` */
+  readonly rateLimited: Counter<"limit">;
+  /** `<prefix>_console_sign_ins_total{mode,result}` */
+  readonly signIns: Counter<"mode" | "result">;
+  /** `<prefix>_console_sessions_purged_total` */
+  readonly sessionsPurged: Counter;
+
+  constructor(prefix: string, sources: { storeReady: () => boolean }) {
+    this.rateLimited = new Counter({
+      name: `${prefix}_console_rate_limited_total`,
+      help: "Requests refused by a rate limit, by limit.",
+      labelNames: ["limit"],
+      registers: [this.registry],
+    });
+    this.signIns = new Counter({
+      name: `${prefix}_console_sign_ins_total`,
+      help: "Sign-in attempts by mode and result (success, denied, limited).",
+      labelNames: ["mode", "result"],
+      registers: [this.registry],
+    });
+    this.sessionsPurged = new Counter({
+      name: `${prefix}_console_sessions_purged_total`,
+      help: "Sessions deleted for passing their absolute or idle bound.",
+      registers: [this.registry],
+    });
+    new Gauge({
+      name: `${prefix}_console_store_ready`,
+      help: "1 when the console store is migrated and reachable (or not configured), else 0.",
+      registers: [this.registry],
+      collect() {
+        this.set(sources.storeReady() ? 1 : 0);
+      },
+    });
+  }
+
+  /** The exposition text and its content type. */
+  async render(): Promise<{ contentType: string; body: string }> {
+    return { contentType: this.registry.contentType, body: await this.registry.metrics() };
+  }
+}

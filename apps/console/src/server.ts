@@ -1,0 +1,300 @@
+/**
+ * ConsoleServer: the console's HTTP API on `httpPort` and /metrics, /healthz, /readyz on `metricsPort`, over an
+ * optional database (none = in-memory mode: anonymous or header identities only, no history).
+ *
+ * Lifecycle: start() binds both listeners, then prepares the store in the background (store/prepare.ts),
+ * retrying while the database is unreachable; /readyz answers 503 until that finished and the store answers.
+ * whenReady() rejects on a fatal store problem (a database migrated by a newer console). stop() closes the
+ * listeners, the purge timer, then the database.
+ */
+import type { Cidr } from "@svc/core";
+import Fastify, { type FastifyInstance, type FastifyRequest } from "fastify";
+import type { Redis } from "ioredis";
+import "./api/context.ts";
+import { CookiePolicy } from "./api/cookie-policy.ts";
+import { installErrorHandler } from "./api/error-handler.ts";
+import { addProbeRoutes } from "./api/probes.ts";
+import { addConsoleRoutes } from "./api/routes.ts";
+import { Authenticator, type AuthResult } from "./auth/authenticate.ts";
+import { clientAddress, parseCidrs } from "./auth/client-address.ts";
+import type { Principal } from "./auth/principal.ts";
+import type { ConsoleConfig } from "./config/schema.ts";
+import { UnavailableError } from "./errors.ts";
+import { type ConsoleLogger, silent, urlOf } from "./log.ts";
+import { ConsoleMetrics } from "./metrics.ts";
+import { type Access, resolveAccess } from "./rbac/resolve.ts";
+import type { Db } from "./store/db.ts";
+import { isStoreDown, prepareOnce, prepareStore } from "./store/prepare.ts";
+import { SqlStore } from "./store/sql-store.ts";
+import type { NewAuditRow, Store } from "./store/store.ts";
+import { addWebRoutes, findWebRoot } from "./web/static.ts";
+import { buildServices, type ConsoleServices } from "./wiring.ts";
+
+export type { ConsoleLogger };
+
+/** Options of ConsoleServer. */
+export interface ConsoleServerOptions {
+  config: ConsoleConfig;
+  /** the database; undefined = in-memory mode */
+  db?: Db;
+  /**
+   * the shared store (connectShared()); when given, sign-in budgets and sessions live there (replicas > 1).
+   * The caller owns the connection and closes it after stop().
+   */
+  redis?: Redis;
+  /** key prefix in the shared store; default "svc:console:" */
+  redisPrefix?: string;
+  logger?: ConsoleLogger;
+  /** clock in epoch ms; default Date.now */
+  now?: () => number;
+  /** listen address; default "0.0.0.0" (tests: "127.0.0.1") */
+  host?: string;
+  /** override config ports (tests pass 0) */
+  httpPort?: number;
+  metricsPort?: number;
+  version?: string;
+  /** metric name prefix; default "svc" */
+  metricsPrefix?: string;
+  /**
+   * TEST ONLY: replaces the validated `auth.oidc.issuer` (which must be https) with this URL and lets the OIDC
+   * client talk plain http to it. Never set outside tests.
+   */
+  unsafeOidcTestIssuer?: string;
+  /** built SPA to serve (apps/web/dist); default: found when built; false: serve none */
+  webRoot?: string | false;
+}
+
+const PURGE_EVERY_MS = 60_000;
+
+/** The console server. */
+export class ConsoleServer {
+  readonly app: FastifyInstance;
+  readonly metricsApp: FastifyInstance;
+  readonly metrics: ConsoleMetrics;
+  private readonly config: ConsoleConfig;
+  private readonly db: Db | undefined;
+  private readonly store: Store | undefined;
+  private readonly services: ConsoleServices;
+  private readonly cookies: CookiePolicy;
+  private readonly authenticator: Authenticator;
+  private readonly log: ConsoleLogger;
+  private readonly now: () => number;
+  private readonly clientProxies: Cidr[];
+  private storeState: "none" | "preparing" | "ready" | "failed";
+  private storeReady: Promise<void> = Promise.resolve();
+  private purgeTimer: NodeJS.Timeout | undefined;
+  private stopping = false;
+  private wake: (() => void) | undefined;
+  private readonly accessCache = new WeakMap<FastifyRequest, Promise<Access>>();
+
+  constructor(private readonly opts: ConsoleServerOptions) {
+    this.config = opts.config;
+    this.db = opts.db;
+    this.log = opts.logger ?? silent;
+    this.now = opts.now ?? Date.now;
+    this.store = opts.db ? new SqlStore(opts.db) : undefined;
+    this.storeState = this.store ? "preparing" : "none";
+    this.cookies = new CookiePolicy(this.config);
+    const auth = this.config.auth;
+    const headerProxies = parseCidrs(auth.header.trustedProxyCIDRs);
+    const clientCidrs = parseCidrs(this.config.clientAddress.trustedProxyCIDRs);
+    this.clientProxies = clientCidrs.length > 0 ? clientCidrs : headerProxies;
+    this.metrics = new ConsoleMetrics(opts.metricsPrefix ?? "svc", {
+      storeReady: () => this.storeState === "ready" || this.storeState === "none",
+    });
+    this.services = buildServices(opts, this.store, this.now, this.log, (limit) =>
+      this.metrics.rateLimited.inc({ limit }),
+    );
+    this.authenticator = new Authenticator({
+      config: this.config,
+      store: this.store,
+      sessions: this.services.sessions,
+      headerProxies,
+      oidc: this.services.refresher,
+      now: this.now,
+    });
+    this.app = this.buildApi();
+    this.metricsApp = Fastify({ logger: false });
+    addProbeRoutes(this.metricsApp, this.probeDeps());
+  }
+
+  private probeDeps() {
+    return { ready: () => this.isReady(), metrics: () => this.metrics.render() };
+  }
+
+  private buildApi(): FastifyInstance {
+    const app = Fastify({ logger: false, bodyLimit: 1024 * 1024 });
+    installErrorHandler(app, (err) => {
+      if (isStoreDown(err)) return;
+      this.log.error({ err: String(err), stack: (err as Error).stack }, "internal error");
+    });
+    app.decorateRequest("consoleAuth", null as unknown as AuthResult);
+    app.decorateRequest("clientAddr", "");
+    app.addHook("onRequest", async (req, reply) => {
+      req.clientAddr = clientAddress(
+        req.socket.remoteAddress ?? "",
+        req.headers["x-forwarded-for"],
+        this.clientProxies,
+      );
+      if (!req.url.startsWith("/api/")) {
+        req.consoleAuth = {};
+        return;
+      }
+      let result: AuthResult;
+      try {
+        result = await this.authenticator.authenticate({
+          peer: req.socket.remoteAddress ?? "",
+          headers: req.headers,
+        });
+      } catch (e) {
+        this.log.warn({ err: String(e) }, "authentication failed: store unavailable");
+        throw new UnavailableError("console store unavailable");
+      }
+      req.consoleAuth = result;
+      if (result.clearSession) this.cookies.clearSession(reply);
+      if (result.principal) this.cookies.check(req, reply, result.principal);
+    });
+    addProbeRoutes(app, this.probeDeps());
+    addConsoleRoutes(app, {
+      config: this.config,
+      version: this.opts.version ?? "dev",
+      store: this.store,
+      services: this.services,
+      cookies: this.cookies,
+      metrics: this.metrics,
+      resolveAccess: (req, p) => this.access(req, p),
+      audit: (row) => this.audit(row),
+    });
+    return app;
+  }
+
+  private access(req: FastifyRequest, p: Principal): Promise<Access> {
+    let got = this.accessCache.get(req);
+    if (!got) {
+      got = this.loadAccess(p);
+      this.accessCache.set(req, got);
+    }
+    return got;
+  }
+
+  private async loadAccess(p: Principal): Promise<Access> {
+    const policy = {
+      anonymousRole: this.config.auth.anonymous.role,
+      defaultRole: this.config.auth.defaultRole,
+      groupRoles: this.config.auth.groupRoles,
+    };
+    if (!this.store || p.kind === "anonymous" || p.kind === "token") return resolveAccess(p, policy, [], []);
+    const subjects = [p.subject, ...p.groups.map((g) => `group:${g}`)];
+    const [bindings, custom] = await Promise.all([
+      this.store.listBindingsFor(subjects),
+      this.store.listCustomRoles(),
+    ]);
+    return resolveAccess(p, policy, bindings, custom);
+  }
+
+  private async audit(row: Omit<NewAuditRow, "at">): Promise<void> {
+    if (!this.store) return;
+    try {
+      await this.store.appendAudit({ ...row, at: this.now() });
+    } catch (e) {
+      this.log.error({ err: String(e), action: row.action }, "audit row not written");
+    }
+  }
+
+  /** True when the store is migrated and answers within 2 s (always true in in-memory mode). */
+  async isReady(): Promise<boolean> {
+    if (this.storeState === "none") return true;
+    if (this.storeState !== "ready" || !this.store) return false;
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      await Promise.race([
+        this.store.ping(),
+        new Promise((_, reject) => {
+          timer = setTimeout(() => reject(new Error("timeout")), 2000);
+        }),
+      ]);
+      return true;
+    } catch {
+      return false;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /** Binds both listeners and starts preparing the store. */
+  async start(): Promise<void> {
+    const host = this.opts.host ?? "0.0.0.0";
+    const webRoot = this.opts.webRoot === false ? undefined : (this.opts.webRoot ?? findWebRoot());
+    if (webRoot) await addWebRoutes(this.app, { root: webRoot, authMode: this.config.auth.mode });
+    await this.app.listen({ host, port: this.opts.httpPort ?? this.config.httpPort });
+    await this.metricsApp.listen({ host, port: this.opts.metricsPort ?? this.config.metricsPort });
+    const { db, store } = this;
+    if (!db || !store) return;
+    this.storeReady = prepareStore(
+      () => prepareOnce(db, store, this.config, this.now(), this.log),
+      () => this.stopping,
+      (ms) =>
+        new Promise<void>((r) => {
+          const timer = setTimeout(r, ms);
+          this.wake = () => {
+            clearTimeout(timer);
+            r();
+          };
+        }),
+      this.log,
+    ).then(
+      (done) => {
+        if (!done) return;
+        this.storeState = "ready";
+        this.startPurge();
+      },
+      (e: unknown) => {
+        this.storeState = "failed";
+        throw e;
+      },
+    );
+    this.storeReady.catch(() => {});
+  }
+
+  /** Resolves when the store is ready (at once without one); rejects on a fatal store problem. */
+  whenReady(): Promise<void> {
+    return this.storeReady;
+  }
+
+  private startPurge(): void {
+    if (!this.services.sessions) return;
+    this.purgeTimer = setInterval(() => {
+      this.purgeSessions().catch((e: unknown) => this.log.warn({ err: String(e) }, "session purge failed"));
+    }, PURGE_EVERY_MS);
+    this.purgeTimer.unref();
+  }
+
+  /** Deletes expired sessions now (the timer does this every minute); resolves with the count. */
+  async purgeSessions(): Promise<number> {
+    const sessions = this.services.sessions;
+    if (!sessions) return 0;
+    const n = await sessions.purge();
+    this.metrics.sessionsPurged.inc(n);
+    return n;
+  }
+
+  /** http://host:port of the API listener. */
+  get httpUrl(): string {
+    return urlOf(this.app);
+  }
+
+  /** http://host:port of the metrics listener. */
+  get metricsUrl(): string {
+    return urlOf(this.metricsApp);
+  }
+
+  /** Stops listeners, timers, then closes the database. */
+  async stop(): Promise<void> {
+    this.stopping = true;
+    this.wake?.();
+    clearInterval(this.purgeTimer);
+    await Promise.allSettled([this.app.close(), this.metricsApp.close()]);
+    await this.storeReady.catch(() => {});
+    await this.db?.close();
+  }
+}

@@ -1,0 +1,128 @@
+/**
+ * Versioned schema migrations, the same on PostgreSQL and PGlite. Applied in order, in one transaction under an
+ * advisory lock (so replicas starting together apply each once), recorded in `schema_migrations`. Restarting is a
+ * no-op; a database whose newest recorded version is above the newest known here is refused.
+ *
+ * Times are epoch milliseconds in `bigint` columns so the console's clock (injectable in tests) decides expiry.
+ */
+import type { Db } from "./db.ts";
+
+/** One migration: a version (1, 2, ...), a name, and its SQL. Never edit a released migration; add one. */
+export interface Migration {
+  version: number;
+  name: string;
+  sql: string;
+}
+
+/** The console's migrations, in order. Later features (incidents, webhooks, ...) append here. */
+export const MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    name: "identity and audit",
+    sql: `
+CREATE TABLE users (
+  id text PRIMARY KEY,
+  username text NOT NULL UNIQUE CHECK (username <> ''),
+  password_hash text NOT NULL,
+  enabled boolean NOT NULL DEFAULT true,
+  created_at bigint NOT NULL,
+  password_changed_at bigint NOT NULL,
+  reenabled_at bigint NOT NULL DEFAULT 0
+);
+CREATE TABLE custom_roles (
+  name text PRIMARY KEY CHECK (name <> ''),
+  permissions jsonb NOT NULL,
+  created_at bigint NOT NULL
+);
+CREATE TABLE role_bindings (
+  id text PRIMARY KEY,
+  subject text NOT NULL CHECK (subject <> ''),
+  role text NOT NULL CHECK (role <> ''),
+  direct boolean NOT NULL DEFAULT false,
+  created_at bigint NOT NULL,
+  UNIQUE (subject, role)
+);
+CREATE TABLE sessions (
+  id_hash text PRIMARY KEY,
+  subject text NOT NULL,
+  display text NOT NULL,
+  groups jsonb NOT NULL,
+  csrf text NOT NULL,
+  created_at bigint NOT NULL,
+  last_seen_at bigint NOT NULL,
+  expires_at bigint NOT NULL,
+  data jsonb NOT NULL DEFAULT '{}'
+);
+CREATE INDEX sessions_subject ON sessions (subject);
+CREATE TABLE api_tokens (
+  id text PRIMARY KEY,
+  name text NOT NULL,
+  owner text NOT NULL,
+  minted_by text NOT NULL,
+  secret_hash text NOT NULL UNIQUE,
+  created_at bigint NOT NULL,
+  last_used_at bigint,
+  expires_at bigint,
+  revoked_at bigint
+);
+CREATE INDEX api_tokens_owner ON api_tokens (owner);
+CREATE TABLE audit (
+  id bigserial PRIMARY KEY,
+  at bigint NOT NULL,
+  subject text,
+  subject_display text NOT NULL DEFAULT '',
+  action text NOT NULL,
+  outcome text NOT NULL CHECK (outcome IN ('allowed', 'denied', 'error')),
+  remote_addr text NOT NULL DEFAULT '',
+  detail jsonb NOT NULL DEFAULT '{}'
+);
+CREATE INDEX audit_at ON audit (at DESC, id DESC);
+`,
+  },
+];
+
+/** Thrown when the database was migrated by a newer console than this one. */
+export class NewerSchemaError extends Error {
+  constructor(
+    readonly databaseVersion: number,
+    readonly knownVersion: number,
+  ) {
+    super(
+      `database schema version ${databaseVersion} is newer than this console knows (${knownVersion}); upgrade the console`,
+    );
+    this.name = "NewerSchemaError";
+  }
+}
+
+// Arbitrary constant naming the console's migration lock.
+const LOCK_KEY = 0x5c_c0_50_1e;
+
+/**
+ * Applies every pending migration of `migrations` in one transaction. Resolves with the versions applied (empty
+ * when up to date). Throws NewerSchemaError, leaving the database untouched, when it is ahead of `migrations`.
+ */
+export async function migrate(db: Db, migrations: readonly Migration[] = MIGRATIONS): Promise<number[]> {
+  const known = migrations.reduce((m, x) => Math.max(m, x.version), 0);
+  return db.transaction(async (tx) => {
+    await tx.query("SELECT pg_advisory_xact_lock($1)", [LOCK_KEY]);
+    await tx.exec(
+      "CREATE TABLE IF NOT EXISTS schema_migrations (version integer PRIMARY KEY, name text NOT NULL, applied_at bigint NOT NULL)",
+    );
+    const rows = await tx.query<{ version: number }>("SELECT version FROM schema_migrations");
+    const applied = new Set(rows.map((r) => Number(r.version)));
+    const newest = Math.max(0, ...applied);
+    if (newest > known) throw new NewerSchemaError(newest, known);
+    const done: number[] = [];
+    for (const m of [...migrations].sort((a, b) => a.version - b.version)) {
+      if (applied.has(m.version)) continue;
+      await tx.exec(m.sql);
+      await tx.query("INSERT INTO schema_migrations (version, name, applied_at) VALUES ($1, $2, $3)", [
+        m.version,
+        m.name,
+        Date.now(),
+      ]);
+      done.push(m.version);
+    }
+    return done;
+  });
+}

@@ -1,0 +1,84 @@
+/** Db over a PostgreSQL server through a `pg` Pool. */
+import pg from "pg";
+import { type Db, quoteIdent, type Row, type SqlExecutor } from "./db.ts";
+
+/** Options of openPostgres. */
+export interface PostgresOptions {
+  /** postgres:// or postgresql:// connection string */
+  url: string;
+  /** schema to use (created if missing) instead of the default search_path; for tests and shared databases */
+  schema?: string;
+  /** pool size; default 10 */
+  max?: number;
+  /** connect timeout in ms; default 5000 */
+  connectTimeoutMs?: number;
+}
+
+/** Opens a pool; connections are made lazily, so this does not prove the server is reachable. */
+export function openPostgres(opts: PostgresOptions): Db {
+  const pool = new pg.Pool({
+    connectionString: opts.url,
+    max: opts.max ?? 10,
+    connectionTimeoutMillis: opts.connectTimeoutMs ?? 5000,
+    ...(opts.schema ? { options: `-c search_path=${quoteIdent(opts.schema)}` } : {}),
+  });
+  // An idle client losing its server must not crash the process; the next query reports it.
+  pool.on("error", () => {});
+  let schemaReady: Promise<void> | undefined;
+  const ensureSchema = (): Promise<void> => {
+    if (!opts.schema) return Promise.resolve();
+    schemaReady ??= pool
+      .query(`CREATE SCHEMA IF NOT EXISTS ${quoteIdent(opts.schema)}`)
+      .then(() => undefined)
+      .catch((e: unknown) => {
+        schemaReady = undefined;
+        throw e;
+      });
+    return schemaReady;
+  };
+  const on = (c: pg.Pool | pg.PoolClient): SqlExecutor => ({
+    async query<R extends Row>(sql: string, params: readonly unknown[] = []) {
+      await ensureSchema();
+      return (await c.query<R>(sql, params as unknown[])).rows;
+    },
+    async exec(sql: string) {
+      await ensureSchema();
+      await c.query(sql);
+    },
+  });
+  const top = on(pool);
+  return {
+    kind: "postgres",
+    query: top.query,
+    exec: top.exec,
+    async transaction<T>(fn: (tx: SqlExecutor) => Promise<T>): Promise<T> {
+      await ensureSchema();
+      const client = await pool.connect();
+      let broken = false;
+      // A connection lost mid-transaction surfaces as the failing query; the client-level event must not crash us.
+      const onError = (): void => {
+        broken = true;
+      };
+      client.on("error", onError);
+      try {
+        await client.query("BEGIN");
+        const out = await fn(on(client));
+        await client.query("COMMIT");
+        return out;
+      } catch (e) {
+        try {
+          await client.query("ROLLBACK");
+        } catch {
+          broken = true;
+        }
+        throw e;
+      } finally {
+        client.off("error", onError);
+        client.release(broken);
+      }
+    },
+    async close() {
+      await pool.end();
+    },
+  };
+}
