@@ -4,7 +4,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 # Debian packages: the reference tools and real components the lab and the tests use.
-APT_PACKAGES=(prometheus iputils-ping iputils-tracepath mtr-tiny dnsutils nftables iproute2 libcap2-bin openssl
+APT_PACKAGES=(prometheus iputils-ping iputils-tracepath mtr-tiny dnsutils nftables iproute2 libcap2-bin openssl chromium
   python3 make g++)
 missing=()
 for pkg in "${APT_PACKAGES[@]}"; do

@@ -1,0 +1,86 @@
+/**
+ * Routes (TanStack Router, code-based). `/sign-in` stands alone; every other page sits under the app layout,
+ * whose guard asks GET /api/v1/auth/me on each navigation: a 401 sends the user to sign-in with `next` set to where
+ * they were, so a session that ended (expired, user disabled) is noticed on the next click.
+ */
+import {
+  createRootRouteWithContext,
+  createRoute,
+  createRouter,
+  Outlet,
+  redirect,
+} from "@tanstack/react-router";
+import { ApiError } from "./api/client.tsx";
+import { meQuery } from "./api/queries.tsx";
+import type { AppContext } from "./context.tsx";
+import { OverviewPage } from "./pages/overview.tsx";
+import { NotFoundPage, PlaceholderPage } from "./pages/placeholder.tsx";
+import { SettingsPage } from "./pages/settings/settings.tsx";
+import { SignInPage } from "./pages/sign-in.tsx";
+import { AppShell } from "./shell/app-shell.tsx";
+
+const rootRoute = createRootRouteWithContext<AppContext>()({
+  component: Outlet,
+  notFoundComponent: NotFoundPage,
+});
+
+const signInRoute = createRoute({
+  getParentRoute: () => rootRoute,
+  path: "/sign-in",
+  validateSearch: (s: Record<string, unknown>): { next?: string } =>
+    typeof s.next === "string" ? { next: s.next } : {},
+  component: SignInPage,
+});
+
+const appRoute = createRoute({
+  getParentRoute: () => rootRoute,
+  id: "app",
+  beforeLoad: async ({ context, location }) => {
+    try {
+      await context.queryClient.fetchQuery({ ...meQuery(context.api), staleTime: 0 });
+    } catch (e) {
+      if (e instanceof ApiError && e.status === 401) {
+        throw redirect({ to: "/sign-in", search: { next: location.href } });
+      }
+      // other failures (console unreachable, store down) are shown by the shell, not here
+    }
+  },
+  component: AppShell,
+});
+
+const overviewRoute = createRoute({ getParentRoute: () => appRoute, path: "/", component: OverviewPage });
+const matrixRoute = createRoute({
+  getParentRoute: () => appRoute,
+  path: "/matrix",
+  validateSearch: (s: Record<string, unknown>): { protocol?: string } =>
+    typeof s.protocol === "string" ? { protocol: s.protocol } : {},
+  component: () => <PlaceholderPage title="Matrix" needs="the metrics server and the controller" />,
+});
+const topologyRoute = createRoute({
+  getParentRoute: () => appRoute,
+  path: "/topology",
+  component: () => <PlaceholderPage title="Topology" needs="the controller" />,
+});
+const settingsRoute = createRoute({
+  getParentRoute: () => appRoute,
+  path: "/settings",
+  validateSearch: (s: Record<string, unknown>): { tab?: string } =>
+    typeof s.tab === "string" ? { tab: s.tab } : {},
+  component: SettingsPage,
+});
+
+const routeTree = rootRoute.addChildren([
+  signInRoute,
+  appRoute.addChildren([overviewRoute, matrixRoute, topologyRoute, settingsRoute]),
+]);
+
+/** Builds the router over the app context. */
+export function makeRouter(context: AppContext) {
+  return createRouter({ routeTree, context, defaultPreload: false, scrollRestoration: true });
+}
+
+declare module "@tanstack/react-router" {
+  interface Register {
+    router: ReturnType<typeof makeRouter>;
+  }
+}
