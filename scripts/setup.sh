@@ -23,6 +23,6 @@ fi
 
 echo "setup: npm ci"
 npm ci --no-fund --no-audit
-echo "setup: npm run build (agent bundle)"
+echo "setup: npm run build (agent bundle, console web app)"
 npm run build
 echo "setup: done"

@@ -20,6 +20,7 @@ describe("lab: 3 agents in network namespaces", opts, () => {
       agents: 3,
       netns: true,
       scrapeIntervalSeconds: 1,
+      console: false,
       config: {
         controller: { agentTtl: "10s" },
         checkers: {

@@ -14,8 +14,8 @@ import {
 import { type Args, allowFlags, stringFlag, UsageError } from "./args.ts";
 
 export const LAB_USAGE = `usage:
-  svc lab [--agents N] [--no-netns] [--no-prometheus] [--dir DIR] [--interval DURATION]
-      start a controller, N agents (default 3) and Prometheus; Ctrl-C stops everything
+  svc lab [--agents N] [--no-netns] [--no-prometheus] [--no-console] [--dir DIR] [--interval DURATION]
+      start a controller, N agents (default 3), Prometheus and the console; Ctrl-C stops everything
   svc lab fault drop FROM TO [tcp|udp|icmp|all]      drop probes from FROM to TO
   svc lab fault loss FROM TO PERCENT [tcp|udp|icmp|all]
   svc lab fault partition A B                          cut A and B apart both ways
@@ -63,7 +63,7 @@ export async function labCommand(args: Args): Promise<number> {
 }
 
 async function runLab(args: Args): Promise<number> {
-  allowFlags(args, ["agents", "no-netns", "no-prometheus", "dir", "interval"]);
+  allowFlags(args, ["agents", "no-netns", "no-prometheus", "no-console", "dir", "interval"]);
   const agentsFlag = stringFlag(args, "agents");
   const agents = agentsFlag === undefined ? 3 : Number(agentsFlag);
   if (!Number.isInteger(agents) || agents < 1 || agents > 200) {
@@ -80,6 +80,7 @@ async function runLab(args: Args): Promise<number> {
     agents,
     netns,
     prometheus: args.flags.has("no-prometheus") ? false : undefined,
+    console: !args.flags.has("no-console"),
     dir: stringFlag(args, "dir"),
     config,
     log: (line) => console.log(`lab: ${line}`),
@@ -101,6 +102,12 @@ async function runLab(args: Args): Promise<number> {
   console.log(
     `svc lab ${lab.index} is up (${lab.nodes.length} agents${lab.netns ? ", one network namespace each" : ""})`,
   );
+  if (lab.consoleUrl) {
+    const admin = lab.consoleAdmin;
+    console.log(
+      `  console          ${lab.consoleUrl}   (sign in as ${admin?.username} / ${admin?.password})`,
+    );
+  }
   console.log(`  controller API   ${lab.controllerUrl}/api/v1/topology`);
   console.log(`  controller metrics ${lab.controllerMetricsUrl}/metrics`);
   for (const n of lab.nodes)

@@ -1,3 +1,4 @@
+import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -28,6 +29,8 @@ export interface LabOptions {
   zones?: string[];
   /** extra configuration merged into every agent's and the controller's YAML (e.g. checker intervals) */
   config?: Record<string, unknown>;
+  /** start the console (PGlite store, bootstrap admin) wired to the lab's controller and Prometheus (default true) */
+  console?: boolean;
   /** progress lines (default: none) */
   log?: (line: string) => void;
 }
@@ -55,11 +58,15 @@ export class Lab {
   controllerUrl = "";
   controllerMetricsUrl = "";
   prometheusUrl: string | undefined;
+  /** the console's URL and its bootstrap administrator (when the console runs) */
+  consoleUrl: string | undefined;
+  consoleAdmin: { username: string; password: string } | undefined;
   index = 0;
   dir = "";
   netns = false;
   private controller: ManagedProcess | undefined;
   private prometheus: ManagedProcess | undefined;
+  private console: ManagedProcess | undefined;
   private dns: LabDnsServer | undefined;
   private stopped = false;
 
@@ -209,7 +216,33 @@ export class Lab {
     } else {
       this.log("prometheus: not started (binary not found)");
     }
+    if (this.opts.console ?? true) await this.startConsole(cHttp!);
     writeState(this.state());
+  }
+
+  /** The console on PGlite under the lab directory, with a bootstrap admin whose password is new each lab. */
+  private async startConsole(controllerHttpPort: number): Promise<void> {
+    const [httpPort, metricsPort] = await freePorts(2);
+    const password = randomBytes(12).toString("base64url");
+    const passwordFile = join(this.dir, "console-admin-password");
+    writeFileSync(passwordFile, `${password}\n`, { mode: 0o600 });
+    const cfg: Record<string, unknown> = {
+      httpPort,
+      metricsPort,
+      controller: { url: `http://127.0.0.1:${controllerHttpPort}` },
+      auth: { mode: "local", local: { bootstrapAdmin: "admin", bootstrapPasswordFile: passwordFile } },
+      database: { url: `pglite:${join(this.dir, "console-db")}` },
+    };
+    if (this.prometheusUrl) cfg.prometheus = { url: this.prometheusUrl };
+    const file = join(this.dir, "console.yaml");
+    writeFileSync(file, stringify(cfg));
+    this.console = startProcess("console", process.execPath, [SVC_BIN, "console", "--config", file], {
+      logFile: join(this.dir, "console.log"),
+    });
+    this.consoleUrl = `http://127.0.0.1:${httpPort}`;
+    await waitFor("console /readyz", () => httpOk(`${this.consoleUrl}/readyz`), 90_000, this.console);
+    this.consoleAdmin = { username: "admin", password };
+    this.log(`console: ${this.consoleUrl} (admin / ${password})`);
   }
 
   private merge(base: Record<string, unknown>): Record<string, unknown> {
@@ -258,6 +291,7 @@ export class Lab {
     await Promise.all(this.nodes.map((n) => stopProcess(n.process)));
     if (this.controller) await stopProcess(this.controller);
     if (this.prometheus) await stopProcess(this.prometheus);
+    if (this.console) await stopProcess(this.console);
     this.dns?.stop();
     if (this.netns && this.index > 0) {
       await destroyNetwork(this.index, this.nodes.map((n) => n.namespace ?? "").filter(Boolean));
