@@ -135,6 +135,7 @@ export async function runAgent(opts: RunAgentOptions = {}): Promise<number> {
     registered: () => registration.ready(),
     ports: { httpPort: config.httpPort, udpPort: config.grpcPort },
     probers,
+    mtrMaxHops: config.checkers.mtr.maxHops,
     logger: logger.child({ subsystem: "tasks" }),
   });
   const external = new ExternalCheckRunner({

@@ -102,6 +102,11 @@ export class Controller {
     this.nodes = nodes;
     this.events = new EventBus({ enabled: this.#eventsEnabled });
     this.#topologyEvents = new TopologyEvents(this.registry, nodes, this.events);
+    // A node source with its own feed (Kubernetes): zones of agents that rely on it, and node events, follow it.
+    nodes.onChange?.(() => {
+      this.registry.refreshZones();
+      if (this.#eventsEnabled) this.#topologyEvents.refreshNodes();
+    });
     this.#metrics = new ControllerMetrics(opts.config.metricsPrefix, {
       registeredAgents: () => this.registry.size,
       expectedAgents: () => this.nodes.expectedAgents(),

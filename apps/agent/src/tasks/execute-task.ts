@@ -10,7 +10,12 @@ export const DEFAULT_TASK_PROBE_TIMEOUTS: Record<string, number> = {
   icmp: 1000,
   dns: 2000,
   http: 5000,
+  pmtu: 1000,
+  mtr: 1000,
 };
+
+/** Rounds of a one-shot mtr diagnostic (params.rounds overrides, 1-100). Routers answer about once a second. */
+export const TASK_MTR_ROUNDS = 5;
 
 export interface TaskExecutionOptions {
   probers: Probers;
@@ -22,6 +27,8 @@ export interface TaskExecutionOptions {
   udpPackets?: number;
   /** echo requests per icmp task; default 3 */
   icmpCount?: number;
+  /** hop limit of an mtr task without `params.maxHops`; default 30 (checkers.mtr.maxHops) */
+  mtrMaxHops?: number;
   /** name a dns task without `params.query` resolves; default "kubernetes.default.svc" */
   defaultDnsQuery?: string;
 }
@@ -57,8 +64,8 @@ function hostPort(address: string, port: number): string {
  * tcp `{port, rtt (connect), total?}`; udp `{port, rtt (mean), jitter?, lossRatio, sent, received}`;
  * icmp `{rtt (mean), lossRatio, rtts}`; dns `{query, resolver, addresses, rtt}`;
  * http `{url, method, statusCode, rtt (total), connect?, ttfb?}`.
- * icmp without an injected prober and pmtu fail with "<type> probe not available in this agent"; mtr fails with
- * "mtr not implemented yet". Never throws.
+ * pmtu `{reading, pmtuBytes, probeBytes, port}`; mtr `{target, hops: [{number, ip, rtt, lossRatio}]}` (spec §2.5).
+ * A type whose prober was not injected fails with "<type> probe not available in this agent". Never throws.
  */
 export async function executeTask(task: TaskMessage, o: TaskExecutionOptions): Promise<TaskOutcome> {
   const taskMs = task.timeout_ns > 0 ? task.timeout_ns / 1e6 : Number.POSITIVE_INFINITY;
@@ -142,10 +149,30 @@ export async function executeTask(task: TaskMessage, o: TaskExecutionOptions): P
       };
       return { success: r.ok, error: r.error ?? "", details };
     }
-    case "pmtu":
-      return { success: false, error: "pmtu probe not available in this agent" };
-    case "mtr":
-      return { success: false, error: "mtr not implemented yet" };
+    case "pmtu": {
+      if (o.probers.pmtu === undefined)
+        return { success: false, error: "pmtu probe not available in this agent" };
+      const port = task.port || o.ports.udpPort;
+      const size = typeof p.size === "number" ? p.size : 0;
+      const r = await o.probers.pmtu.probe({ address: task.address, port, timeoutMs, size });
+      const details = { reading: r.reading, pmtuBytes: r.pmtuBytes, probeBytes: r.probeBytes, port };
+      return { success: r.ok, error: r.error ?? "", details };
+    }
+    case "mtr": {
+      if (o.probers.mtr === undefined)
+        return { success: false, error: "mtr probe not available in this agent" };
+      const rounds =
+        typeof p.rounds === "number" && p.rounds >= 1 && p.rounds <= 100 ? p.rounds : TASK_MTR_ROUNDS;
+      const maxHops =
+        typeof p.maxHops === "number" && p.maxHops >= 1 && p.maxHops <= 64 ? p.maxHops : o.mtrMaxHops;
+      const r = await o.probers.mtr.probe({
+        address: task.address,
+        maxHops: maxHops ?? 30,
+        rounds,
+        timeoutMs,
+      });
+      return { success: r.ok, error: r.error ?? "", details: { target: r.target, hops: r.hops } };
+    }
     default:
       return { success: false, error: `unknown task type "${task.type}"` };
   }

@@ -136,19 +136,31 @@ test("icmp through the injected prober reports rtt in ns and lossRatio", async (
   assert.equal(r.details.lossRatio, 0);
 });
 
-test("mtr and pmtu are answered as failed checks, not errors", async () => {
+test("mtr traces the path (spec 2.5 shape); pmtu reads the size that crossed to the echo port", async () => {
   const mtr = await check({
     type: "mtr",
     destination: "far",
     destinationKind: "external",
-    destinationAddress: "198.18.0.1",
+    destinationAddress: "127.0.0.1",
+    params: { rounds: 2 },
   });
-  assert.equal(mtr.success, false);
-  assert.equal(mtr.error, "mtr not implemented yet");
-  assert.equal(mtr.destination, "far");
-  const pmtu = await check({ type: "pmtu" });
-  assert.equal(pmtu.success, false);
-  assert.equal(pmtu.error, "pmtu probe not available in this agent");
+  assert.equal(mtr.success, true, mtr.error);
+  assert.equal(mtr.destination, "far", "an external destination is reported by name");
+  assert.equal(mtr.details.target, "127.0.0.1");
+  const hops = mtr.details.hops as { number: number; ip: string; rtt: number; lossRatio: number }[];
+  assert.equal(hops.length, 1, "loopback is one hop");
+  assert.equal(hops[0]?.number, 1);
+  assert.equal(hops[0]?.ip, "127.0.0.1");
+  assert.ok(Number.isInteger(hops[0]?.rtt) && (hops[0]?.rtt ?? 0) > 0);
+  assert.equal(hops[0]?.lossRatio, 0);
+  const pmtu = await check({ type: "pmtu", params: { size: 1400 } });
+  assert.equal(pmtu.success, true, pmtu.error);
+  assert.deepEqual(
+    { reading: pmtu.details.reading, pmtuBytes: pmtu.details.pmtuBytes, probeBytes: pmtu.details.probeBytes },
+    { reading: "ok", pmtuBytes: 1400, probeBytes: 1400 },
+  );
+  const closed = await check({ type: "pmtu", destination: "node-c", params: { size: 1400 } });
+  assert.equal(closed.success, false, "nothing crosses to a closed port");
 });
 
 test("the task stream comes back after the controller ends it", async () => {

@@ -28,6 +28,8 @@ export interface AgentTaskRunnerOptions extends Partial<Pick<TaskExecutionOption
   udpPackets?: number;
   icmpCount?: number;
   defaultDnsQuery?: string;
+  /** hop limit of mtr tasks without params.maxHops (checkers.mtr.maxHops) */
+  mtrMaxHops?: number;
   /** reconnect backoff; default REGISTER_BACKOFF (2 s doubling to 30 s, 25% jitter) */
   backoff?: BackoffPolicy;
   /** tasks run at once; more are answered failed "agent busy"; default 64 */
@@ -71,6 +73,7 @@ export class AgentTaskRunner {
       udpPackets: opts.udpPackets,
       icmpCount: opts.icmpCount,
       defaultDnsQuery: opts.defaultDnsQuery,
+      mtrMaxHops: opts.mtrMaxHops,
     };
     this.#client = createTaskServiceClient(
       opts.controllerAddress,

@@ -5,6 +5,8 @@ export interface RegisteredAgent {
   address: string;
   /** Resolved zone: `external` for external agents, else the reported zone, else the node inventory's, else "". */
   zone: string;
+  /** true when `zone` came from the node inventory (the agent reported none): refreshZones() may change it */
+  zoneFromInventory: boolean;
   labels: Record<string, string>;
   /** Verbatim as registered; interpret with runsPlane(). */
   capabilities: string[];

@@ -95,3 +95,29 @@ test("the eviction timer evicts on its own between start and stop", async () => 
   assert.equal(r.size, 0);
   r.stop();
 });
+
+test("refreshZones follows the inventory for agents that reported no zone, and only for them", () => {
+  const inventory = new Map<string, string>();
+  const r = new AgentRegistry({ ttlMs: 30_000, inventoryZone: (n) => inventory.get(n) });
+  r.register(reg({ nodeName: "early", agentId: "early" })); // registered before the node list arrived
+  r.register(reg({ nodeName: "own", agentId: "own", zone: "zone-own" }));
+  r.register(reg({ nodeName: "edge", agentId: "edge", labels: { "svc.io/external": "true" } }));
+  const changes: RegistryChange[] = [];
+  r.onChange((c) => changes.push(c));
+  inventory.set("early", "zone-a").set("own", "zone-b").set("edge", "zone-c");
+  r.refreshZones();
+  assert.deepEqual(
+    r.list().map((a) => [a.nodeName, a.zone]),
+    [
+      ["early", "zone-a"],
+      ["edge", "external"],
+      ["own", "zone-own"],
+    ],
+  );
+  assert.deepEqual(
+    changes.map((c) => [c.kind, c.agent.nodeName]),
+    [["registered", "early"]],
+  );
+  r.refreshZones();
+  assert.equal(changes.length, 1, "nothing changes twice");
+});

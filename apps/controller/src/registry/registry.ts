@@ -91,6 +91,7 @@ export class AgentRegistry {
       nodeName: reg.nodeName,
       address: reg.address,
       zone: this.#resolveZone(reg),
+      zoneFromInventory: !isExternalAgent(reg.labels) && reg.zone === "",
       labels: { ...reg.labels },
       capabilities: [...reg.capabilities],
       httpPort: reg.httpPort,
@@ -113,6 +114,22 @@ export class AgentRegistry {
     );
     this.#emit({ kind: "registered", agent, replaced });
     return agent;
+  }
+
+  /**
+   * Re-reads the inventory zone of agents whose zone came from it (the node list arrived after they registered, or
+   * a node's zone label changed). A changed agent is announced as a re-registration of itself.
+   */
+  refreshZones(): void {
+    for (const agent of [...this.#agents.values()]) {
+      if (!agent.zoneFromInventory) continue;
+      const zone = this.#inventoryZone(agent.nodeName) ?? "";
+      if (zone === agent.zone) continue;
+      const updated = { ...agent, zone };
+      this.#agents.set(agent.id, updated);
+      this.#logger.info({ agentId: agent.id, nodeName: agent.nodeName, zone }, "agent zone changed");
+      this.#emit({ kind: "registered", agent: updated, replaced: [agent] });
+    }
   }
 
   /** Records a heartbeat; false when the agent is unknown (never registered, evicted or replaced). */
