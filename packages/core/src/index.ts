@@ -1,12 +1,17 @@
 export * from "./config/diff.ts";
 export * from "./config/duration.ts";
 export * from "./config/env.ts";
+export * as configFields from "./config/fields.ts";
+export * from "./config/keypath.ts";
 export * from "./config/live.ts";
 export * from "./config/load.ts";
 export * from "./config/net.ts";
+export type { RuleIssue } from "./config/rules.ts";
 export { DEFAULT_DNS_HOST, LOG_FORMATS, LOG_LEVELS } from "./config/schema.ts";
 export * from "./config/types.ts";
+export * from "./config/validate.ts";
 export * from "./config/watch.ts";
+export * from "./config/yaml-source.ts";
 export * from "./lifecycle.ts";
 export * from "./log/logger.ts";
 export { formatTextLine } from "./log/text.ts";

@@ -6,26 +6,13 @@
  * Listeners: `httpPort` (8080) serves the API, the SPA and, for backward compatibility, `/metrics`;
  * `metricsPort` (9091) serves `/metrics`, `/healthz`, `/readyz`. The two must differ.
  */
+import { configFields, LOG_FORMATS, LOG_LEVELS } from "@svc/core";
 import type { z } from "zod";
 import { BUILTIN_ROLES } from "../rbac/roles.ts";
-import {
-  bool,
-  cidr,
-  duration,
-  int,
-  list,
-  oneOf,
-  optionalHttpUrl,
-  port,
-  record,
-  section,
-  str,
-} from "./fields.ts";
+import { optionalHttpUrl } from "./fields.ts";
 
-/** Log levels in increasing severity. */
-export const LOG_LEVELS = ["debug", "info", "warn", "error"] as const;
-/** Log output formats. */
-export const LOG_FORMATS = ["json", "text"] as const;
+const { bool, cidr, duration, int, list, oneOf, port, record, section, str } = configFields;
+
 /** Sign-in modes of spec §5.2. */
 export const AUTH_MODES = ["anonymous", "local", "header", "oidc"] as const;
 /** Default session cookie name (spec §5.4). */

@@ -1,6 +1,7 @@
 /**
- * Leaf validators for the config schema. Each one accepts `unknown` and reports a single custom issue whose
- * message reads well after the key path: "must be 1-100, got 0".
+ * Leaf validators for config schemas (this package's and the console's; exported as `configFields`). Each one
+ * accepts `unknown` and reports a single custom issue whose message reads well after the key path:
+ * "must be 1-100, got 0". Build further validators with `leaf` and `fail`.
  */
 import { z } from "zod";
 import { parseDuration } from "./duration.ts";
@@ -14,9 +15,14 @@ export function show(v: unknown): string {
   return String(v);
 }
 
-type Check<T> = (v: unknown) => T | { fail: string };
+/** A refusal: `fail` is the whole issue message. */
+export type Fail = { fail: string };
 
-function leaf<T>(check: Check<T>) {
+/** Checks a raw value: the accepted (possibly converted) value, or a Fail. */
+export type Check<T> = (v: unknown) => T | Fail;
+
+/** A zod schema of `unknown` that runs `check`, reporting a Fail as one custom issue with its message. */
+export function leaf<T>(check: Check<T>) {
   return z.unknown().transform((v, ctx): T => {
     const r = check(v);
     if (r !== null && typeof r === "object" && "fail" in r && !Array.isArray(r)) {
@@ -27,7 +33,8 @@ function leaf<T>(check: Check<T>) {
   });
 }
 
-const fail = (rule: string, v: unknown) => ({ fail: `${rule}, got ${show(v)}` });
+/** A Fail reading "<rule>, got <shown value>". */
+export const fail = (rule: string, v: unknown): Fail => ({ fail: `${rule}, got ${show(v)}` });
 
 /** Integer in [min, max]; the rule text defaults to "must be min-max". */
 export function int(min: number, max: number, rule = `must be ${min}-${max}`) {
@@ -145,6 +152,14 @@ export function list<T extends z.ZodType>(item: T) {
   return z.preprocess(
     (v) => (v === null ? [] : v),
     z.array(item, { error: (iss) => `must be a list, got ${show(iss.input)}` }),
+  );
+}
+
+/** A mapping of string keys to `item`; null counts as empty. */
+export function record<T extends z.ZodType>(item: T) {
+  return z.preprocess(
+    (v) => (v === null ? {} : v),
+    z.record(z.string(), item, { error: (iss) => `must be a mapping, got ${show(iss.input)}` }),
   );
 }
 

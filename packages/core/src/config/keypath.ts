@@ -18,6 +18,11 @@ export function splitKeyPath(path: string): string[] {
   return path.split(".");
 }
 
+/** True for a YAML mapping: a non-null object that is not an array. */
+export function isMapping(v: unknown): v is Record<string, unknown> {
+  return v !== null && typeof v === "object" && !Array.isArray(v);
+}
+
 function isRecord(v: unknown): v is Record<PropertyKey, unknown> {
   return v !== null && typeof v === "object";
 }

@@ -7,8 +7,9 @@ import { type FSWatcher, watch } from "node:fs";
 import { basename, dirname } from "node:path";
 import type { Logger } from "../log/logger.ts";
 import { diffConfig } from "./diff.ts";
+import { ConfigError } from "./error.ts";
 import { type Component, isLiveKey, mergeLive } from "./live.ts";
-import { ConfigError, loadConfig } from "./load.ts";
+import { loadConfig } from "./load.ts";
 import type { SvcConfig } from "./types.ts";
 
 /** Result of one reload. `applied` keys went to onApply; `needsRestart` keys changed but were not applied. */
