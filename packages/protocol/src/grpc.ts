@@ -1,6 +1,7 @@
 import { createRequire } from "node:module";
 import * as grpc from "@grpc/grpc-js";
 import * as protoLoader from "@grpc/proto-loader";
+import { encodePeerList } from "./peer-list-wire.ts";
 
 /** Absolute path of the wire contract. */
 export const PROTO_PATH = createRequire(import.meta.url).resolve("@svc/protocol/proto/svc.proto");
@@ -36,6 +37,8 @@ export interface DeregisterRequest {
 export type DeregisterResponse = Record<string, never>;
 export interface WatchPeersRequest {
   agent_id: string;
+  /** the watcher applies deltas (`PeerList.delta`); absent/false: full lists only (agents before deltas) */
+  incremental?: boolean;
 }
 export interface PeerMessage {
   agent_id: string;
@@ -47,11 +50,18 @@ export interface PeerMessage {
   http_port: number;
   udp_port: number;
 }
+/**
+ * A WatchPeers message. `delta` false (always the first message of a stream): `peers` is the whole list. `delta`
+ * true (only to watchers that asked for `incremental`): `peers` are upserts by agent_id, `removed` the agent ids
+ * gone; `sparse`, `planned` and `zone` are complete in every message. Senders may omit `delta`/`removed` (full).
+ */
 export interface PeerList {
   peers: PeerMessage[];
   sparse: boolean;
   planned: string[];
   zone: string;
+  delta?: boolean;
+  removed?: string[];
 }
 
 /** Server-side handlers of svc.v1.AgentService. */
@@ -104,6 +114,10 @@ export function loadService<C>(name: ServiceName): ServiceCtor<C> {
     });
     const pkg = grpc.loadPackageDefinition(def) as unknown as { svc: { v1: Record<ServiceName, unknown> } };
     cached = pkg.svc.v1;
+    // Peer lists are the controller's bulk traffic: encode them with the fast path that reuses each peer's
+    // encoding (withPeerWire) instead of protobuf.js object conversion per watcher. Same bytes on the wire.
+    const watch = (cached.AgentService as ServiceCtor<AgentServiceClient>).service.WatchPeers;
+    if (watch !== undefined) watch.responseSerialize = (value: PeerList) => encodePeerList(value);
   }
   return cached[name] as ServiceCtor<C>;
 }

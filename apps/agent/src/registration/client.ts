@@ -1,17 +1,23 @@
 import { randomUUID } from "node:crypto";
 import {
   type AgentServiceClient,
+  applyPeerList,
   createAgentServiceClient,
   grpc,
   type Peer,
   type PeerList,
+  type PeerMessage,
   peerFromMessage,
   type RegisterRequest,
 } from "@svc/protocol";
 import { type BackoffPolicy, backoffDelay, REGISTER_BACKOFF } from "./facts.ts";
 import { type Logger, silentLogger } from "./logger.ts";
 
-/** Receives each peer list: peers (never the agent itself), planned node names (sparse mode only), own zone. */
+/**
+ * Receives each peer list: the full set of peers (never the agent itself) sorted by node name then agent id,
+ * planned node names (sparse mode only), own zone. Called once per message from the controller, with the
+ * whole set even when the controller sent a delta.
+ */
 export type PeersListener = (peers: Peer[], planned: string[] | undefined, zone: string) => void;
 
 export interface RegistrationClientOptions {
@@ -199,12 +205,15 @@ export class RegistrationClient {
 
   #ensureWatch(): void {
     if (this.#watch !== undefined || this.#stopped) return;
-    const watch = this.#client.WatchPeers({ agent_id: this.#agentId });
+    // Opt in to deltas; the first message of each stream is a full list, so a new stream starts from scratch.
+    const watch = this.#client.WatchPeers({ agent_id: this.#agentId, incremental: true });
     this.#watch = watch;
+    const held = new Map<string, PeerMessage>();
     watch.on("data", (list: PeerList) => {
       this.#attempt = 0;
       this.#ready = true;
-      const peers = list.peers.filter((p) => p.agent_id !== this.#agentId).map(peerFromMessage);
+      applyPeerList(held, list, this.#agentId);
+      const peers = [...held.values()].sort(byNodeThenId).map(peerFromMessage);
       const planned = list.sparse ? [...list.planned] : undefined;
       const zone = list.zone !== "" ? list.zone : this.#zone;
       for (const l of this.#listeners) l(peers, planned, zone);
@@ -235,4 +244,12 @@ export class RegistrationClient {
       }
     });
   }
+}
+
+function byNodeThenId(a: PeerMessage, b: PeerMessage): number {
+  return compare(a.node_name, b.node_name) || compare(a.agent_id, b.agent_id);
+}
+
+function compare(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
 }

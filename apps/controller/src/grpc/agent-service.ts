@@ -14,7 +14,8 @@ export interface AgentServiceDeps {
 
 /**
  * svc.v1.AgentService: Register (INVALID_ARGUMENT naming the field on bad input), Heartbeat (`known: false` for
- * an unknown agent), Deregister (idempotent), WatchPeers (full list on subscribe and on every change).
+ * an unknown agent), Deregister (idempotent), WatchPeers (full list on subscribe, then on
+ * every change of the watcher's view a full list, or a delta to a watcher that set `incremental`).
  */
 export function agentServiceHandlers(deps: AgentServiceDeps): AgentServiceHandlers {
   const logger = deps.logger ?? silentLogger;
@@ -55,7 +56,8 @@ export function agentServiceHandlers(deps: AgentServiceDeps): AgentServiceHandle
       call.on("finish", done);
       unsubscribe = deps.broadcaster.subscribe({
         agentId,
-        send: (list) => call.write(list),
+        incremental: call.request.incremental === true,
+        send: (list, sent) => call.write(list, () => sent()),
         end: () => call.end(),
       });
       logger.debug({ agentId }, "peer watch opened");

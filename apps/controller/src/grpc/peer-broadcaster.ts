@@ -1,11 +1,18 @@
-import type { PeerList, PeerMessage } from "@svc/protocol";
+import { type PeerList, type PeerMessage, withPeerWire } from "@svc/protocol";
 import type { RegisteredAgent } from "../registry/agent.ts";
-import type { AgentRegistry } from "../registry/registry.ts";
+import type { AgentRegistry, RegistryChange } from "../registry/registry.ts";
 
 /** A WatchPeers stream as the broadcaster sees it. */
 export interface PeerSubscriber {
   agentId: string;
-  send(list: PeerList): void;
+  /** the watcher asked for deltas (`WatchPeersRequest.incremental`); default false: full lists only */
+  incremental?: boolean;
+  /**
+   * Sends one message. `sent` must be called once the message has left (handed to the transport, or failed);
+   * the subscriber gets no further message until then, and messages of all subscribers in flight together are
+   * bounded (`maxInFlightPeers`).
+   */
+  send(list: PeerList, sent: () => void): void;
   /** ends the stream (controller shutting down) */
   end(): void;
 }
@@ -18,6 +25,18 @@ export interface PeerBroadcasterOptions {
   onSent?: () => void;
   /** node names a node is planned to probe; undefined = full mesh (default: always full mesh) */
   planned?: (nodeName: string) => string[] | undefined;
+  /**
+   * budget of peer entries (plus one per message) in flight to all subscribers together, default 50000 (~10 MB
+   * encoded): a message starts only while less is in flight; other subscribers wait, their changes coalescing,
+   * so a fleet-wide (re)registration does not queue gigabytes of peer lists in the controller
+   */
+  maxInFlightPeers?: number;
+  /**
+   * ms after which a message that has not left stops counting against the budget (default 10000), so a few
+   * stalled watchers (a frozen agent, a half-open connection) cannot hold up everyone else; the stalled
+   * watcher itself still gets nothing more until its message leaves
+   */
+  stalledAfterMs?: number;
 }
 
 /** The wire form of an agent as a peer: never carries metricsPort. */
@@ -34,27 +53,86 @@ export function peerMessage(a: RegisteredAgent): PeerMessage {
   };
 }
 
+/** What a subscriber was last told about itself. */
+interface SubscriberView {
+  sparse: boolean;
+  planned: readonly string[];
+  zone: string;
+}
+
+interface SubscriberState {
+  /** undefined: nothing sent yet (the next message is the full list) */
+  view: SubscriberView | undefined;
+  /** the peer-set version its last message reflected */
+  sentVersion: number;
+  /** budget held by its message in flight (0 = none in flight) */
+  inFlight: number;
+  flying: boolean;
+  /** when its message in flight was sent (performance.now()) */
+  since: number;
+  /** a broadcast happened while its message was in flight: check again once it has left */
+  recheck: boolean;
+}
+
+/** A peer as last committed, with a canonical key to detect changes. */
+interface KnownPeer {
+  msg: PeerMessage;
+  key: string;
+}
+
 /**
- * Fans the full peer list out to WatchPeers subscribers: once on subscribe, then after every burst of registry
- * changes (debounced). Each subscriber gets every registered agent except itself, and its own resolved zone
- * ("" while the registry does not know it). Full mesh: `sparse` false, `planned` empty; under a sparse plan
- * `sparse` true and `planned` the node names the subscriber is planned to probe.
+ * Fans peer lists out to WatchPeers subscribers. A subscriber first gets the full list (every registered agent
+ * except itself). After every burst of registry changes (debounced) or `refresh()`, a subscriber gets a message
+ * only when its view changed: a peer was added, changed or removed, or its own `planned` list, `sparse` flag or
+ * zone changed. A subscriber that opted in (`incremental`) gets a delta (`delta` true, `peers` = added or changed
+ * peers, `removed` = agent ids gone, the changes since its previous message); any other subscriber gets the full
+ * list, as agents before deltas expect. `sparse`, `planned` and `zone` are always complete. Full mesh: `sparse`
+ * false, `planned` empty; under a sparse plan `sparse` true and `planned` the node names the subscriber is planned
+ * to probe. A re-registration that changes nothing a peer sees sends nothing. Each subscriber has at most one
+ * message in flight; changes arriving meanwhile are coalesced into its next message.
  */
 export class PeerBroadcaster {
   readonly #registry: AgentRegistry;
   readonly #debounceMs: number;
   readonly #onSent: () => void;
   readonly #planned: (nodeName: string) => string[] | undefined;
-  readonly #subscribers = new Set<PeerSubscriber>();
+  readonly #maxInFlight: number;
+  readonly #subscribers = new Map<PeerSubscriber, SubscriberState>();
+  /** subscribers that may need a message, in arrival order */
+  readonly #ready = new Set<PeerSubscriber>();
   readonly #unsubscribeRegistry: () => void;
+  /** peers as last committed, by agent id */
+  readonly #known = new Map<string, KnownPeer>();
+  /** agent ids changed in the registry since the last commit */
+  readonly #dirty = new Set<string>();
+  /** ids changed by each commit step: #log[i] changed at version #logStart + i + 1 */
+  #log: string[] = [];
+  #logStart = 0;
+  #version = 0;
+  /** #known sorted by node name then id; undefined when stale */
+  #sorted: PeerMessage[] | undefined;
+  #inFlight = 0;
+  #pumping = false;
   #timer: NodeJS.Timeout | undefined;
+  readonly #stallSweep: NodeJS.Timeout;
 
   constructor(opts: PeerBroadcasterOptions) {
     this.#registry = opts.registry;
     this.#debounceMs = opts.debounceMs ?? 150;
     this.#onSent = opts.onSent ?? (() => {});
     this.#planned = opts.planned ?? (() => undefined);
-    this.#unsubscribeRegistry = this.#registry.onChange(() => this.#scheduleFlush());
+    this.#maxInFlight = opts.maxInFlightPeers ?? 50_000;
+    for (const a of this.#registry.list()) {
+      const msg = peerMessage(a);
+      this.#known.set(a.id, { msg: withPeerWire(msg), key: peerKey(msg) });
+    }
+    this.#unsubscribeRegistry = this.#registry.onChange((change) => this.#onChange(change));
+    const stalledAfterMs = opts.stalledAfterMs ?? 10_000;
+    this.#stallSweep = setInterval(
+      () => this.#releaseStalled(stalledAfterMs),
+      Math.min(1000, stalledAfterMs),
+    );
+    this.#stallSweep.unref();
   }
 
   /** Number of open subscriptions. */
@@ -62,25 +140,52 @@ export class PeerBroadcaster {
     return this.#subscribers.size;
   }
 
-  /** Adds a subscriber and sends it the current list; returns the unsubscribe function. */
+  /**
+   * Adds a subscriber; it is sent the full current list at once (or, while the in-flight budget is spent, as soon
+   * as budget frees up). Returns the unsubscribe function.
+   */
   subscribe(sub: PeerSubscriber): () => void {
-    this.#subscribers.add(sub);
-    this.#sendTo(sub, this.#registry.list().map(peerMessage));
-    return () => this.#subscribers.delete(sub);
+    this.#commit();
+    const state: SubscriberState = {
+      view: undefined,
+      sentVersion: 0,
+      inFlight: 0,
+      flying: false,
+      since: 0,
+      recheck: false,
+    };
+    this.#subscribers.set(sub, state);
+    this.#ready.add(sub);
+    this.#pump();
+    return () => {
+      if (this.#subscribers.get(sub) !== state) return;
+      this.#subscribers.delete(sub);
+      this.#ready.delete(sub);
+      this.#release(state);
+      this.#pump();
+    };
   }
 
   /** Stops listening to the registry, drops pending updates and ends every open stream. */
   close(): void {
     clearTimeout(this.#timer);
     this.#timer = undefined;
+    clearInterval(this.#stallSweep);
     this.#unsubscribeRegistry();
-    const subs = [...this.#subscribers];
+    const subs = [...this.#subscribers.keys()];
     this.#subscribers.clear();
+    this.#ready.clear();
     for (const sub of subs) sub.end();
   }
 
-  /** Sends every subscriber a fresh list after the debounce (e.g. the probe plan changed on a config reload). */
+  /** Re-checks every subscriber's view after the debounce (e.g. the probe plan changed on a config reload). */
   refresh(): void {
+    this.#scheduleFlush();
+  }
+
+  #onChange(change: RegistryChange): void {
+    this.#dirty.add(change.agent.id);
+    if (change.kind === "registered") for (const r of change.replaced) this.#dirty.add(r.id);
     this.#scheduleFlush();
   }
 
@@ -88,21 +193,192 @@ export class PeerBroadcaster {
     if (this.#timer !== undefined) return;
     this.#timer = setTimeout(() => {
       this.#timer = undefined;
-      const peers = this.#registry.list().map(peerMessage);
-      for (const sub of this.#subscribers) this.#sendTo(sub, peers);
+      this.#flush();
     }, this.#debounceMs);
   }
 
-  #sendTo(sub: PeerSubscriber, all: PeerMessage[]): void {
-    const me = this.#registry.get(sub.agentId);
-    const planned = me === undefined ? undefined : this.#planned(me.nodeName);
-    const list: PeerList = {
-      peers: all.filter((p) => p.agent_id !== sub.agentId),
-      sparse: planned !== undefined,
-      planned: planned ?? [],
-      zone: me?.zone ?? "",
-    };
-    sub.send(list);
+  /** Moves registry changes into #known, one version per changed peer. */
+  #commit(): void {
+    if (this.#dirty.size === 0) return;
+    for (const id of this.#dirty) {
+      const agent = this.#registry.get(id);
+      const old = this.#known.get(id);
+      if (agent === undefined) {
+        if (old === undefined) continue;
+        this.#known.delete(id);
+      } else {
+        const msg = peerMessage(agent);
+        const key = peerKey(msg);
+        if (old !== undefined && old.key === key) continue;
+        this.#known.set(id, { msg: withPeerWire(msg), key });
+      }
+      this.#log.push(id);
+      this.#version++;
+      this.#sorted = undefined;
+    }
+    this.#dirty.clear();
+  }
+
+  #flush(): void {
+    this.#commit();
+    for (const [sub, state] of this.#subscribers) {
+      if (state.flying) state.recheck = true;
+      else this.#ready.add(sub);
+    }
+    this.#pump();
+    this.#trimLog();
+  }
+
+  /** Sends what ready subscribers need, while the in-flight budget lasts. */
+  #pump(): void {
+    if (this.#pumping) return;
+    this.#pumping = true;
+    try {
+      for (const sub of this.#ready) {
+        if (this.#inFlight >= this.#maxInFlight) break;
+        this.#ready.delete(sub);
+        const state = this.#subscribers.get(sub);
+        if (state === undefined) continue;
+        if (state.flying) {
+          state.recheck = true;
+          continue;
+        }
+        this.#update(sub, state);
+      }
+    } finally {
+      this.#pumping = false;
+    }
+  }
+
+  #update(sub: PeerSubscriber, state: SubscriberState): void {
+    const view = this.#viewOf(sub.agentId);
+    const before = state.view;
+    let list: PeerList;
+    if (before === undefined || state.sentVersion < this.#logStart) {
+      list = { peers: this.#peersFor(sub.agentId), ...wireView(view) };
+    } else {
+      const changed = new Set(this.#log.slice(state.sentVersion - this.#logStart));
+      changed.delete(sub.agentId);
+      if (changed.size === 0 && sameView(before, view)) {
+        state.sentVersion = this.#version;
+        return;
+      }
+      if (sub.incremental === true) {
+        const peers: PeerMessage[] = [];
+        const removed: string[] = [];
+        for (const id of changed) {
+          const known = this.#known.get(id);
+          if (known === undefined) removed.push(id);
+          else peers.push(known.msg);
+        }
+        list = { peers, removed, delta: true, ...wireView(view) };
+      } else {
+        list = { peers: this.#peersFor(sub.agentId), ...wireView(view) };
+      }
+    }
+    state.view = view;
+    state.sentVersion = this.#version;
+    state.flying = true;
+    state.since = performance.now();
+    state.inFlight = list.peers.length + 1;
+    this.#inFlight += state.inFlight;
+    let done = false;
+    sub.send(list, () => {
+      if (done) return;
+      done = true;
+      this.#sent(sub, state);
+    });
     this.#onSent();
   }
+
+  #sent(sub: PeerSubscriber, state: SubscriberState): void {
+    this.#release(state);
+    if (this.#subscribers.get(sub) === state && state.recheck) {
+      state.recheck = false;
+      this.#ready.add(sub);
+    }
+    this.#pump();
+  }
+
+  #release(state: SubscriberState): void {
+    this.#inFlight -= state.inFlight;
+    state.inFlight = 0;
+    state.flying = false;
+  }
+
+  /** Stops counting messages in flight for longer than `ms` against the budget. */
+  #releaseStalled(ms: number): void {
+    if (this.#inFlight === 0) return;
+    const cutoff = performance.now() - ms;
+    let released = false;
+    for (const state of this.#subscribers.values()) {
+      if (!state.flying || state.inFlight === 0 || state.since > cutoff) continue;
+      this.#inFlight -= state.inFlight;
+      state.inFlight = 0;
+      released = true;
+    }
+    if (released) this.#pump();
+  }
+
+  /** Drops log entries every subscriber has seen; a subscriber left too far behind gets a full list instead. */
+  #trimLog(): void {
+    let min = this.#version;
+    for (const s of this.#subscribers.values()) if (s.view !== undefined) min = Math.min(min, s.sentVersion);
+    const cap = Math.max(1024, 2 * this.#known.size);
+    const drop = Math.max(min - this.#logStart, this.#log.length - cap);
+    if (drop <= 0) return;
+    this.#log = this.#log.slice(drop);
+    this.#logStart += drop;
+  }
+
+  #peersFor(agentId: string): PeerMessage[] {
+    if (this.#sorted === undefined) {
+      this.#sorted = [...this.#known.values()].map((k) => k.msg).sort(byNodeThenId);
+    }
+    return this.#sorted.filter((p) => p.agent_id !== agentId);
+  }
+
+  #viewOf(agentId: string): SubscriberView {
+    const me = this.#registry.get(agentId);
+    const planned = me === undefined ? undefined : this.#planned(me.nodeName);
+    return { sparse: planned !== undefined, planned: planned ?? [], zone: me?.zone ?? "" };
+  }
+}
+
+function wireView(v: SubscriberView): Pick<PeerList, "sparse" | "planned" | "zone"> {
+  return { sparse: v.sparse, planned: [...v.planned], zone: v.zone };
+}
+
+function sameView(a: SubscriberView, b: SubscriberView): boolean {
+  return (
+    a.sparse === b.sparse &&
+    a.zone === b.zone &&
+    a.planned.length === b.planned.length &&
+    a.planned.every((n, i) => n === b.planned[i])
+  );
+}
+
+/** Canonical form of a peer (label order ignored) for change detection. */
+function peerKey(m: PeerMessage): string {
+  const labels = Object.keys(m.labels)
+    .sort()
+    .map((k) => [k, m.labels[k]]);
+  return JSON.stringify([
+    m.agent_id,
+    m.node_name,
+    m.address,
+    m.zone,
+    labels,
+    m.capabilities,
+    m.http_port,
+    m.udp_port,
+  ]);
+}
+
+function byNodeThenId(a: PeerMessage, b: PeerMessage): number {
+  return compare(a.node_name, b.node_name) || compare(a.agent_id, b.agent_id);
+}
+
+function compare(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
 }
