@@ -13,10 +13,14 @@ import {
 import { ApiError } from "./api/client.tsx";
 import { meQuery } from "./api/queries.tsx";
 import type { AppContext } from "./context.tsx";
-import { OverviewPage } from "./pages/overview.tsx";
-import { NotFoundPage, PlaceholderPage } from "./pages/placeholder.tsx";
+import { MatrixPage } from "./pages/matrix/matrix-page.tsx";
+import { NodePage } from "./pages/node/node-page.tsx";
+import { OverviewPage } from "./pages/overview/overview-page.tsx";
+import { PairPage } from "./pages/pair/pair-page.tsx";
+import { NotFoundPage } from "./pages/not-found.tsx";
 import { SettingsPage } from "./pages/settings/settings.tsx";
 import { SignInPage } from "./pages/sign-in.tsx";
+import { TopologyPage } from "./pages/topology/topology-page.tsx";
 import { AppShell } from "./shell/app-shell.tsx";
 
 const rootRoute = createRootRouteWithContext<AppContext>()({
@@ -54,12 +58,26 @@ const matrixRoute = createRoute({
   path: "/matrix",
   validateSearch: (s: Record<string, unknown>): { protocol?: string } =>
     typeof s.protocol === "string" ? { protocol: s.protocol } : {},
-  component: () => <PlaceholderPage title="Matrix" needs="the metrics server and the controller" />,
+  component: MatrixPage,
 });
 const topologyRoute = createRoute({
   getParentRoute: () => appRoute,
   path: "/topology",
-  component: () => <PlaceholderPage title="Topology" needs="the controller" />,
+  component: TopologyPage,
+});
+const nodeRoute = createRoute({
+  getParentRoute: () => appRoute,
+  path: "/nodes/$name",
+  validateSearch: (s: Record<string, unknown>): { protocol?: string } =>
+    typeof s.protocol === "string" ? { protocol: s.protocol } : {},
+  component: NodePage,
+});
+const pairRoute = createRoute({
+  getParentRoute: () => appRoute,
+  path: "/pairs/$source/$destination",
+  validateSearch: (s: Record<string, unknown>): { window?: string } =>
+    typeof s.window === "string" ? { window: s.window } : {},
+  component: PairPage,
 });
 const settingsRoute = createRoute({
   getParentRoute: () => appRoute,
@@ -71,7 +89,7 @@ const settingsRoute = createRoute({
 
 const routeTree = rootRoute.addChildren([
   signInRoute,
-  appRoute.addChildren([overviewRoute, matrixRoute, topologyRoute, settingsRoute]),
+  appRoute.addChildren([overviewRoute, matrixRoute, topologyRoute, nodeRoute, pairRoute, settingsRoute]),
 ]);
 
 /** Builds the router over the app context. */

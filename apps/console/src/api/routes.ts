@@ -1,6 +1,7 @@
 /** Registers every console API route on `app` (one place to see which route families exist). */
 import type { FastifyInstance } from "fastify";
 import type { ConsoleConfig } from "../config/schema.ts";
+import { FleetService } from "../fleet/fleet-service.ts";
 import type { ConsoleMetrics } from "../metrics.ts";
 import type { NewAuditRow, Store } from "../store/store.ts";
 import type { ConsoleServices } from "../wiring.ts";
@@ -8,6 +9,7 @@ import { addAuthRoutes } from "./auth-routes.ts";
 import { addConfigRoute } from "./config-route.ts";
 import type { AccessResolver } from "./context.ts";
 import type { CookiePolicy } from "./cookie-policy.ts";
+import { addFleetRoutes } from "./fleet.ts";
 import { addOidcRoutes } from "./oidc-routes.ts";
 import { addRbacRoutes } from "./rbac.ts";
 import { addTokenRoutes } from "./tokens.ts";
@@ -53,4 +55,5 @@ export function addConsoleRoutes(app: FastifyInstance, deps: ConsoleRouteDeps): 
   addRbacRoutes(app, { config, rbac: s.rbac, store: deps.store, resolveAccess });
   addUserRoutes(app, { config, users: s.users, signIn: s.signIn, resolveAccess, audit });
   addTokenRoutes(app, { tokens: s.tokens, resolveAccess, audit });
+  addFleetRoutes(app, { fleet: new FleetService(config), resolveAccess, audit });
 }

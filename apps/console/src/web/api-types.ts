@@ -5,6 +5,7 @@
 export type { MeView } from "../api/auth-routes.ts";
 export type { ConsoleConfigView } from "../api/config-route.ts";
 export type { ErrorBody } from "../api/error-handler.ts";
+export type * from "../api/fleet-types.ts";
 export type { CustomRole, RoleBinding } from "../store/store.ts";
 export type { MintedToken, TokenState, TokenView } from "../tokens/token-admin.ts";
 export type { UserView } from "../users/user-admin.ts";

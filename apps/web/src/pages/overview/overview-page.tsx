@@ -1,10 +1,11 @@
 /**
- * Overview (first slice): who you are, what this console is connected to. The fleet summary needs the metrics
- * server and the controller APIs of a later slice.
+ * Overview: the fleet summary (agents, missing agents, pairs monitored/failing per protocol, worst pairs), what
+ * this console is connected to, and who you are.
  */
 import { useQuery } from "@tanstack/react-query";
-import { configQuery, meQuery } from "../api/queries.tsx";
-import { useApp } from "../context.tsx";
+import { configQuery, meQuery } from "../../api/queries.tsx";
+import { useApp } from "../../context.tsx";
+import { FleetSummary } from "./fleet-summary.tsx";
 
 function yesNo(b: boolean, yes: string, no: string) {
   return <span className={b ? "ok" : "warn"}>{b ? yes : no}</span>;
@@ -18,13 +19,7 @@ export function OverviewPage() {
   return (
     <section className="page">
       <h1>Overview</h1>
-      <div className="card">
-        <h2>Fleet summary</h2>
-        <p>
-          <strong>Not built yet.</strong> Agents, missing agents and pairs monitored or failing per protocol
-          need the metrics server and controller queries of a later release.
-        </p>
-      </div>
+      <FleetSummary />
       {config ? (
         <div className="card">
           <h2>Backends</h2>

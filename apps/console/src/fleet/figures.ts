@@ -1,0 +1,75 @@
+/**
+ * Per-pair figures read from Prometheus for one protocol. Two modes:
+ * - scopedFigures: full values for the pairs a matcher selects (a node's rows, one pair); small answers.
+ * - fleetFigures: the whole fleet, shaped so the answers stay small at 500 nodes (249,500 pairs): presence comes
+ *   as a count per source (detail only for sources missing some), and figures come only where they are not
+ *   healthy (fail ratio > 0, loss > 0, RTT p95 over the degraded bound). A measured pair absent from those answers
+ *   is healthy: its fail ratio (and loss) is 0 and its RTT p95 is not fetched.
+ * A pair is in the returned map exactly when it was measured (has a series now).
+ */
+import type { FleetProtocol } from "../api/fleet-types.ts";
+import { apply, CHUNK, chunks, type FigureMap, measuredPairs, sampleKey } from "./figure-map.ts";
+import { fleetPmtu, scopedPmtu } from "./pmtu-figures.ts";
+import type { PrometheusClient } from "./prometheus-client.ts";
+import { anyOf, failRatio, familiesOf, loss, presence, rttP95, slowPairs } from "./promql.ts";
+
+/** Full values of `protocol` for the pairs `matcher` selects (e.g. `source_node="a"`). */
+export async function scopedFigures(
+  prom: PrometheusClient,
+  prefix: string,
+  protocol: FleetProtocol,
+  matcher: string,
+): Promise<FigureMap> {
+  const fam = familiesOf(prefix, protocol);
+  if (protocol === "pmtu") return scopedPmtu(prom, fam, matcher);
+  const [present, fails, losses, rtts] = await Promise.all([
+    prom.query(presence(fam.results, matcher)),
+    prom.query(failRatio(fam.results, matcher)),
+    fam.loss ? prom.query(loss(fam.loss, matcher)) : [],
+    fam.rtt ? prom.query(rttP95(fam.rtt, matcher)) : [],
+  ]);
+  const map: FigureMap = new Map();
+  apply(map, present, (f) => (f.failRatio = 0), true);
+  apply(map, fails, (f, v) => (f.failRatio = v));
+  apply(map, losses, (f, v) => (f.lossRatio = v), true);
+  apply(map, rtts, (f, v) => (f.rttP95Seconds = v));
+  return map;
+}
+
+/** The whole fleet's figures of `protocol`, exceptions only (see the file comment). */
+export async function fleetFigures(
+  prom: PrometheusClient,
+  prefix: string,
+  protocol: FleetProtocol,
+  expected: ReadonlyMap<string, readonly string[]>,
+): Promise<FigureMap> {
+  const fam = familiesOf(prefix, protocol);
+  if (protocol === "pmtu") return fleetPmtu(prom, fam, expected);
+  const [map, fails, losses, slow] = await Promise.all([
+    measuredPairs(prom, fam.results, expected),
+    prom.query(`(${failRatio(fam.results)}) > 0`),
+    fam.loss ? prom.query(`${loss(fam.loss)} > 0`) : [],
+    fam.rtt ? prom.query(slowPairs(fam.rtt)) : [],
+  ]);
+  for (const f of map.values()) {
+    f.failRatio = 0;
+    if (fam.loss) f.lossRatio = 0;
+  }
+  apply(map, fails, (f, v) => (f.failRatio = v), true);
+  apply(map, losses, (f, v) => (f.lossRatio = v), true);
+  if (fam.rtt && slow.length > 0) {
+    const slowKeys = new Set(slow.map(sampleKey));
+    const sources = [...new Set(slow.map((s) => s.metric.source_node ?? ""))];
+    const parts = await Promise.all(
+      chunks(sources, CHUNK).map((c) => prom.query(rttP95(fam.rtt ?? "", anyOf("source_node", c)))),
+    );
+    for (const samples of parts)
+      apply(
+        map,
+        samples.filter((s) => slowKeys.has(sampleKey(s))),
+        (f, v) => (f.rttP95Seconds = v),
+        true,
+      );
+  }
+  return map;
+}

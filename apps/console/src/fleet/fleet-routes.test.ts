@@ -1,0 +1,250 @@
+/**
+ * The fleet API against the real prometheus binary scraping a fake exporter with known values, and a real
+ * controller holding the registrations (testdata/fleet-fixture.ts), through an anonymous-mode console.
+ */
+import assert from "node:assert/strict";
+import { after, before, test } from "node:test";
+import { eventually, needsBinary, skipUnless } from "../../../../test/helpers/env.ts";
+import type {
+  FleetMatrix,
+  FleetNode,
+  FleetOverview,
+  FleetPair,
+  FleetTopology,
+  MatrixCell,
+} from "../api/fleet-types.ts";
+import type { ConsoleServer } from "../server.ts";
+import { startConsole } from "../testing/harness.ts";
+import { PrometheusClient } from "./prometheus-client.ts";
+import { anyOf, presence } from "./promql.ts";
+import { type FleetFixture, startFleetFixture } from "./testdata/fleet-fixture.ts";
+
+const PROM = "/usr/bin/prometheus";
+const opts = skipUnless(needsBinary(PROM));
+let fx: FleetFixture;
+let server: ConsoleServer;
+
+async function get<T>(path: string): Promise<{ status: number; body: T }> {
+  const res = await fetch(`${server.httpUrl}${path}`);
+  return { status: res.status, body: (await res.json()) as T };
+}
+
+const cell = (m: FleetMatrix, s: string, d: string): MatrixCell | undefined =>
+  m.cells.find((c) => c.source === s && c.destination === d);
+
+before(async () => {
+  if (opts.skip) return;
+  fx = await startFleetFixture(PROM);
+  server = await startConsole(
+    `prometheus:\n  url: ${fx.prometheusUrl}\ncontroller:\n  url: ${fx.controllerUrl}\n`,
+  );
+  // wait until every window has two samples: the recovering pair's fail counter grew and tcp a->b failed
+  await eventually(
+    "matrices populated",
+    async () => {
+      const tcp = (await get<FleetMatrix>("/api/v1/fleet/matrix?protocol=tcp")).body;
+      const pmtu = (await get<FleetMatrix>("/api/v1/fleet/matrix?protocol=pmtu")).body;
+      const ready =
+        fx.exporter.scrapes() >= 5 &&
+        cell(tcp, "a", "b")?.tier === "failing" &&
+        cell(tcp, "a", "c")?.tier === "healthy" &&
+        cell(pmtu, "c", "b")?.pmtu?.badge === "Recovering";
+      return ready ? true : undefined;
+    },
+    30_000,
+  );
+});
+
+after(async () => {
+  await server?.stop();
+  await fx?.close();
+});
+
+test("tcp matrix: failing, healthy, no data, unplanned; nodes with planes; sparse", opts, async () => {
+  const { status, body: m } = await get<FleetMatrix>("/api/v1/fleet/matrix?protocol=tcp");
+  assert.equal(status, 200);
+  assert.equal(m.protocol, "tcp");
+  assert.equal(m.sparse, true);
+  assert.deepEqual(
+    m.nodes.map((n) => [n.name, n.zone, n.external, n.planes.includes("pmtu")]),
+    [
+      ["a", "zone-1", false, true],
+      ["b", "zone-1", false, true],
+      ["c", "zone-2", false, true],
+      ["d", "zone-2", false, false],
+    ],
+  );
+  assert.equal(m.cells.length, 12);
+  assert.deepEqual(cell(m, "a", "b"), { source: "a", destination: "b", tier: "failing", failRatio: 1 });
+  assert.deepEqual(cell(m, "a", "c"), { source: "a", destination: "c", tier: "healthy", failRatio: 0 });
+  assert.deepEqual(cell(m, "d", "a"), { source: "d", destination: "a", tier: "nodata" });
+  for (const [s, d] of [
+    ["a", "d"],
+    ["b", "c"],
+    ["c", "a"],
+    ["d", "b"],
+  ] as const)
+    assert.deepEqual(cell(m, s, d), { source: s, destination: d, tier: "unplanned" });
+});
+
+test("udp loss and icmp RTT degrade exactly their pair", opts, async () => {
+  const udp = (await get<FleetMatrix>("/api/v1/fleet/matrix?protocol=udp")).body;
+  assert.deepEqual(cell(udp, "b", "d"), {
+    source: "b",
+    destination: "d",
+    tier: "degraded",
+    failRatio: 0,
+    lossRatio: 0.2,
+  });
+  assert.equal(cell(udp, "a", "b")?.tier, "healthy");
+  assert.deepEqual(udp.cells.filter((c) => c.tier === "degraded" || c.tier === "failing").length, 1);
+  const icmp = (await get<FleetMatrix>("/api/v1/fleet/matrix?protocol=icmp")).body;
+  const slow = cell(icmp, "c", "d");
+  assert.equal(slow?.tier, "degraded");
+  assert.ok((slow?.rttP95Seconds ?? 0) > 0.1 && (slow?.rttP95Seconds ?? 1) <= 0.25, JSON.stringify(slow));
+  assert.equal(cell(icmp, "c", "b")?.tier, "healthy");
+  assert.equal(cell(icmp, "c", "b")?.rttP95Seconds, undefined);
+});
+
+test("pmtu matrix: Full size, Reduced, Black hole, Recovering, not run", opts, async () => {
+  const m = (await get<FleetMatrix>("/api/v1/fleet/matrix?protocol=pmtu")).body;
+  assert.deepEqual(cell(m, "a", "b")?.pmtu, { badge: "Full size", bytes: 1500, probeBytes: 1500 });
+  assert.equal(cell(m, "a", "b")?.tier, "healthy");
+  assert.deepEqual(cell(m, "a", "c"), {
+    source: "a",
+    destination: "c",
+    tier: "degraded",
+    pmtu: { badge: "Reduced", bytes: 1400, probeBytes: 1500 },
+  });
+  assert.deepEqual(cell(m, "b", "a"), {
+    source: "b",
+    destination: "a",
+    tier: "failing",
+    pmtu: { badge: "Black hole", probeBytes: 1500 },
+  });
+  assert.equal(cell(m, "c", "b")?.pmtu?.badge, "Recovering");
+  assert.deepEqual(cell(m, "d", "a"), { source: "d", destination: "a", tier: "notrun" });
+  assert.deepEqual(cell(m, "d", "c"), { source: "d", destination: "c", tier: "notrun" });
+});
+
+test("node page: To and From peers, tier, health percent, scored of total", opts, async () => {
+  const { status, body: n } = await get<FleetNode>("/api/v1/fleet/nodes/a?protocol=tcp");
+  assert.equal(status, 200);
+  assert.equal(n.tier, "failing");
+  assert.equal(n.healthPercent, 0);
+  assert.deepEqual(
+    n.to.map((r) => [r.peer, r.tier]),
+    [
+      ["b", "failing"],
+      ["c", "healthy"],
+      ["d", "unplanned"],
+    ],
+  );
+  assert.deepEqual(
+    n.from.map((r) => [r.peer, r.tier]),
+    [
+      ["b", "healthy"],
+      ["c", "unplanned"],
+      ["d", "nodata"],
+    ],
+  );
+  assert.equal(n.total, 4);
+  assert.equal(n.scored, 3);
+  const c = n.to.find((r) => r.peer === "c");
+  assert.ok((c?.rttP95Seconds ?? 0) > 0 && (c?.rttP95Seconds ?? 1) < 0.001, JSON.stringify(c));
+  const pm = (await get<FleetNode>("/api/v1/fleet/nodes/a?protocol=pmtu")).body;
+  assert.deepEqual(
+    pm.to.find((r) => r.peer === "c"),
+    { peer: "c", tier: "degraded", pmtuBytes: 1400, probeBytes: 1500 },
+  );
+  assert.equal(pm.healthPercent, undefined, "a PMTU badge is not a ratio");
+  const unknown = await get<{ error: { code: string } }>("/api/v1/fleet/nodes/zz");
+  assert.equal(unknown.status, 404);
+  assert.equal(unknown.body.error.code, "unknown_node");
+});
+
+test("pair page: per-protocol health, history, latest MTR path", opts, async () => {
+  const { status, body: p } = await get<FleetPair>("/api/v1/fleet/pairs/a/b?window=15m");
+  assert.equal(status, 200);
+  assert.equal(p.protocols.tcp.tier, "failing");
+  assert.equal(p.protocols.tcp.failRatio, 1);
+  assert.equal(p.protocols.udp.tier, "healthy");
+  assert.equal(p.protocols.pmtu.pmtu?.badge, "Full size");
+  assert.ok(
+    p.protocols.udp.history.some((h) => (h.rttSeconds ?? 0) > 0),
+    "udp RTT history",
+  );
+  assert.ok(
+    p.protocols.tcp.history.some((h) => h.failRatio === 1),
+    "tcp fail history",
+  );
+  assert.deepEqual(p.mtr?.hops, [
+    { number: 1, ip: "198.18.0.1", rttSeconds: 0.0005 },
+    { number: 2, ip: "198.18.0.2", rttSeconds: 0.0011 },
+  ]);
+  assert.ok(Math.abs(Date.parse(p.mtr?.at ?? "") - Date.now()) < 60_000);
+  assert.equal((await get("/api/v1/fleet/pairs/a/zz")).status, 404);
+  assert.equal((await get("/api/v1/fleet/pairs/a/b?window=2d")).status, 400);
+});
+
+test("overview and topology", opts, async () => {
+  const o = (await get<FleetOverview>("/api/v1/fleet/overview")).body;
+  assert.equal(o.agents, 4);
+  assert.equal(o.missingAgents, 0);
+  assert.deepEqual(o.pairs.tcp, { monitored: 7, failing: 1 });
+  assert.deepEqual(o.pairs.pmtu, { monitored: 6, failing: 1 });
+  assert.deepEqual(
+    o.worstPairs
+      .slice(0, 2)
+      .map((w) => [w.protocol, w.source, w.destination])
+      .sort(),
+    [
+      ["pmtu", "b", "a"],
+      ["tcp", "a", "b"],
+    ],
+  );
+  const t = (await get<FleetTopology>("/api/v1/fleet/topology")).body;
+  assert.deepEqual(
+    t.nodes.find((n) => n.name === "a"),
+    {
+      name: "a",
+      zone: "zone-1",
+      ready: true,
+      external: false,
+      agent: { id: "id-a", podIP: "198.18.0.11" },
+    },
+  );
+  assert.deepEqual(t.links.find((l) => l.source === "a" && l.destination === "b")?.tier, "failing");
+  assert.equal(
+    t.links.find((l) => l.source === "a" && l.destination === "d"),
+    undefined,
+    "unplanned: no link",
+  );
+  assert.equal(t.links.find((l) => l.source === "c" && l.destination === "d")?.tier, "degraded");
+});
+
+test("a Prometheus answer over maxResponseBytes is refused: 502 metrics_unreachable", opts, async () => {
+  const small = await startConsole(
+    `prometheus:\n  url: ${fx.prometheusUrl}\n  maxResponseBytes: 300\ncontroller:\n  url: ${fx.controllerUrl}\n`,
+  );
+  try {
+    const res = await fetch(`${small.httpUrl}/api/v1/fleet/nodes/a?protocol=udp`);
+    assert.equal(res.status, 502);
+    const body = (await res.json()) as { error: { code: string; message: string } };
+    assert.equal(body.error.code, "metrics_unreachable");
+    assert.match(body.error.message, /maxResponseBytes/);
+  } finally {
+    await small.stop();
+  }
+});
+
+test("label regexes of node names with dots and quotes parse in the real Prometheus", opts, async () => {
+  const prom = new PrometheusClient({ url: fx.prometheusUrl, queryTimeoutMs: 5000, maxResponseBytes: 1e6 });
+  const rows = await prom.query(
+    presence(
+      "svc_tcp_results_total",
+      anyOf("source_node", ["a", "ip-10-0-0-1.ec2.internal", 'we"ird\\node']),
+    ),
+  );
+  assert.deepEqual([...new Set(rows.map((r) => r.metric.source_node))], ["a"]);
+});

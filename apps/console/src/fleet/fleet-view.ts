@@ -1,0 +1,76 @@
+/**
+ * The controller's topology snapshot (spec §2.3) read as a fleet: agents with their planes (spec §2.2: no `plane:`
+ * entry at all = every plane), the sparse plan, and which ordered pairs each source is expected to measure.
+ */
+import type { TopologyNode, TopologySnapshot } from "@svc/protocol";
+import type { FleetProtocol } from "../api/fleet-types.ts";
+
+/** Every plane an agent can run; an agent listing no plane runs them all. */
+export const ALL_PLANES = ["tcp", "udp", "icmp", "pmtu", "dns", "http", "mtr"] as const;
+
+/** One agent as the fleet API sees it. */
+export interface FleetAgent {
+  name: string;
+  zone: string;
+  external: boolean;
+  planes: string[];
+  id: string;
+  podIP: string;
+}
+
+/** A topology snapshot indexed for the builders. */
+export interface FleetView {
+  /** agents sorted by node name, one per node (the first registered wins) */
+  agents: FleetAgent[];
+  byName: Map<string, FleetAgent>;
+  nodes: TopologyNode[];
+  /** every node name the inventory knows (nodes and agents) */
+  known: Set<string>;
+  plan?: Record<string, string[]>;
+  sparse: boolean;
+}
+
+/** Indexes a snapshot. */
+export function fleetView(snap: TopologySnapshot): FleetView {
+  const byName = new Map<string, FleetAgent>();
+  for (const a of snap.agents) {
+    if (byName.has(a.nodeName)) continue;
+    const planes = a.capabilities.filter((c) => c.startsWith("plane:")).map((c) => c.slice(6));
+    byName.set(a.nodeName, {
+      name: a.nodeName,
+      zone: a.zone,
+      external: a.labels?.["svc.io/external"] === "true" || a.zone === "external",
+      planes: planes.length > 0 ? planes : [...ALL_PLANES],
+      id: a.id,
+      podIP: a.podIP,
+    });
+  }
+  const agents = [...byName.values()].sort((x, y) => (x.name < y.name ? -1 : x.name > y.name ? 1 : 0));
+  const known = new Set([...snap.nodes.map((n) => n.name), ...byName.keys()]);
+  const view: FleetView = { agents, byName, nodes: snap.nodes, known, sparse: snap.probePlan !== undefined };
+  if (snap.probePlan) view.plan = snap.probePlan;
+  return view;
+}
+
+/** True when the plan intends source -> destination (always, on full mesh). */
+export function isPlanned(view: FleetView, source: string, destination: string): boolean {
+  if (!view.plan) return true;
+  return view.plan[source]?.includes(destination) ?? false;
+}
+
+/** True when the agent on `name` runs `protocol`'s plane. */
+export function runsPlane(view: FleetView, name: string, protocol: FleetProtocol): boolean {
+  return view.byName.get(name)?.planes.includes(protocol) ?? false;
+}
+
+/** Source -> the agent destinations it should measure for `protocol` (runs the plane, planned). */
+export function expectedPairs(view: FleetView, protocol: FleetProtocol): Map<string, string[]> {
+  const out = new Map<string, string[]>();
+  for (const s of view.agents) {
+    if (!s.planes.includes(protocol)) continue;
+    const dests: string[] = [];
+    for (const d of view.agents) if (d.name !== s.name && isPlanned(view, s.name, d.name)) dests.push(d.name);
+    out.set(s.name, dests);
+  }
+  return out;
+}

@@ -1,0 +1,54 @@
+/**
+ * Stale-while-revalidate snapshots per key (a matrix per protocol). A snapshot younger than `freshMs` is served
+ * as is; one younger than `staleMs` is served at once while one refresh runs in the background; an older one (or
+ * none) waits for a refresh. At most one refresh per key runs at a time, so a burst of requests costs Prometheus
+ * one set of queries. A failed background refresh keeps the old snapshot until it is `staleMs` old.
+ * A snapshot that took long to compute stays fresh for twice its compute time, so Prometheus is never busy with
+ * one key's refreshes more than a third of the time however often the key is asked for.
+ */
+export class SnapshotCache<V> {
+  private readonly entries = new Map<
+    string,
+    { value?: V; at: number; took?: number; pending?: Promise<V> }
+  >();
+
+  constructor(
+    private readonly compute: (key: string) => Promise<V>,
+    private readonly freshMs: number,
+    private readonly staleMs: number,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  /** The snapshot of `key` per the rules above. */
+  get(key: string): Promise<V> {
+    const e = this.entries.get(key);
+    const age = e ? this.now() - e.at : Number.POSITIVE_INFINITY;
+    if (e?.value !== undefined && age < Math.max(this.freshMs, 2 * (e.took ?? 0)))
+      return Promise.resolve(e.value);
+    if (e?.value !== undefined && age < this.staleMs) {
+      this.refresh(key).catch(() => {});
+      return Promise.resolve(e.value);
+    }
+    return this.refresh(key);
+  }
+
+  private refresh(key: string): Promise<V> {
+    const e = this.entries.get(key) ?? { at: 0 };
+    if (e.pending) return e.pending;
+    const started = this.now();
+    const pending = this.compute(key).then(
+      (value) => {
+        const at = this.now();
+        this.entries.set(key, { value, at, took: at - started });
+        return value;
+      },
+      (err: unknown) => {
+        e.pending = undefined;
+        throw err;
+      },
+    );
+    e.pending = pending;
+    this.entries.set(key, e);
+    return pending;
+  }
+}

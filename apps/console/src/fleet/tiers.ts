@@ -1,0 +1,70 @@
+/**
+ * Tier rules of the matrix (docs/decisions.md "Fleet tiers"):
+ * - tcp/udp/icmp: failing when the 5m fail ratio or the packet loss is >= 0.5; degraded when either is > 0 or the
+ *   RTT p95 is above 100 ms; healthy otherwise; nodata when nothing was measured.
+ * - pmtu: badge from the latest reading. Black hole: nothing crossed on the latest run and the fail counter rose
+ *   within 15m (the spec's "within 5m" case included); Recovering: crossed now, black hole within 15m; Reduced:
+ *   crossed below the probed size; Full size: crossed at the probed size. Full size is healthy, Reduced and
+ *   Recovering degraded, Black hole failing; a run where not even the small datagram crossed is no PMTU verdict
+ *   (nodata; the udp matrix shows it).
+ */
+import type { FleetProtocol, FleetTier, PmtuBadge } from "../api/fleet-types.ts";
+import type { PairFigures } from "./figure-map.ts";
+import { RTT_DEGRADED_SECONDS } from "./promql.ts";
+
+/** At or above this fail ratio / loss a pair is failing. */
+export const FAILING_RATIO = 0.5;
+
+/** A pair's verdict for one protocol. */
+export interface Verdict {
+  tier: FleetTier;
+  pmtu?: PmtuBadge;
+}
+
+/** The verdict of a measured (or unmeasured: undefined) pair. */
+export function verdictOf(protocol: FleetProtocol, f: PairFigures | undefined): Verdict {
+  if (!f) return { tier: "nodata" };
+  if (protocol === "pmtu") return pmtuVerdict(f);
+  const worst = Math.max(f.failRatio ?? 0, f.lossRatio ?? 0);
+  if (worst >= FAILING_RATIO) return { tier: "failing" };
+  if (worst > 0 || (f.rttP95Seconds ?? 0) > RTT_DEGRADED_SECONDS) return { tier: "degraded" };
+  return { tier: "healthy" };
+}
+
+function pmtuVerdict(f: PairFigures): Verdict {
+  const sizes = (b: PmtuBadge): PmtuBadge => {
+    if (f.pmtuBytes !== undefined) b.bytes = f.pmtuBytes;
+    if (f.probeBytes !== undefined) b.probeBytes = f.probeBytes;
+    return b;
+  };
+  const recentBlackHole = f.pmtuFail5m === true || f.pmtuFail15m === true;
+  if (f.pmtuBytes === undefined)
+    return recentBlackHole ? { tier: "failing", pmtu: sizes({ badge: "Black hole" }) } : { tier: "nodata" };
+  if (recentBlackHole) return { tier: "degraded", pmtu: sizes({ badge: "Recovering" }) };
+  if (f.probeBytes !== undefined && f.pmtuBytes < f.probeBytes)
+    return { tier: "degraded", pmtu: sizes({ badge: "Reduced" }) };
+  return { tier: "healthy", pmtu: sizes({ badge: "Full size" }) };
+}
+
+/**
+ * Severity order for "worst of": failing > degraded > healthy > nodata > notrun > unplanned. A measured healthy
+ * protocol outranks one that measured nothing, so a link with tcp healthy and icmp not run reads healthy.
+ */
+export const TIER_RANK: Readonly<Record<FleetTier, number>> = {
+  unplanned: 0,
+  notrun: 1,
+  nodata: 2,
+  healthy: 3,
+  degraded: 4,
+  failing: 5,
+};
+
+/** The worst of `tiers` by TIER_RANK; `fallback` when empty. */
+export function worstTier(tiers: Iterable<FleetTier>, fallback: FleetTier = "nodata"): FleetTier {
+  let out: FleetTier | undefined;
+  for (const t of tiers) if (out === undefined || TIER_RANK[t] > TIER_RANK[out]) out = t;
+  return out ?? fallback;
+}
+
+/** True for tiers that rest on a measurement. */
+export const isScored = (t: FleetTier): boolean => t === "healthy" || t === "degraded" || t === "failing";

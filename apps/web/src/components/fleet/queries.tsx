@@ -1,0 +1,68 @@
+/** TanStack Query definitions of the fleet API; fleet figures refresh every 10 s while a page shows them. */
+import { queryOptions } from "@tanstack/react-query";
+import { type ApiClient, ApiError } from "../../api/client.tsx";
+import type {
+  FleetMatrix,
+  FleetNode,
+  FleetOverview,
+  FleetPair,
+  FleetProtocol,
+  FleetTopology,
+  PairWindow,
+} from "./types.ts";
+
+/** How often live fleet pages refetch. */
+export const FLEET_REFRESH_MS = 10_000;
+
+/** Retry only what may pass on a second try: not 4xx, not a backend the console was configured without. */
+export function fleetRetry(failures: number, e: unknown): boolean {
+  if (e instanceof ApiError && (e.status < 500 || e.code.endsWith("_unconfigured"))) return false;
+  return failures < 2;
+}
+
+const live = { refetchInterval: FLEET_REFRESH_MS, staleTime: 5_000, retry: fleetRetry } as const;
+const enc = encodeURIComponent;
+
+/** GET /api/v1/fleet/matrix?protocol=. */
+export const matrixQuery = (api: ApiClient, protocol: FleetProtocol) =>
+  queryOptions({
+    queryKey: ["fleet", "matrix", protocol],
+    queryFn: () => api.get<FleetMatrix>(`/api/v1/fleet/matrix?protocol=${protocol}`),
+    ...live,
+  });
+
+/** GET /api/v1/fleet/topology. */
+export const topologyQuery = (api: ApiClient) =>
+  queryOptions({
+    queryKey: ["fleet", "topology"],
+    queryFn: () => api.get<FleetTopology>("/api/v1/fleet/topology"),
+    ...live,
+  });
+
+/** GET /api/v1/fleet/nodes/:name?protocol=. */
+export const nodeQuery = (api: ApiClient, name: string, protocol: FleetProtocol) =>
+  queryOptions({
+    queryKey: ["fleet", "node", name, protocol],
+    queryFn: () => api.get<FleetNode>(`/api/v1/fleet/nodes/${enc(name)}?protocol=${protocol}`),
+    ...live,
+  });
+
+/** Chart windows of the Pair page. */
+export const WINDOWS: readonly PairWindow[] = ["15m", "1h", "6h", "24h"];
+
+/** GET /api/v1/fleet/pairs/:source/:destination?window=. */
+export const pairQuery = (api: ApiClient, source: string, destination: string, window: PairWindow) =>
+  queryOptions({
+    queryKey: ["fleet", "pair", source, destination, window],
+    queryFn: () =>
+      api.get<FleetPair>(`/api/v1/fleet/pairs/${enc(source)}/${enc(destination)}?window=${window}`),
+    ...live,
+  });
+
+/** GET /api/v1/fleet/overview. */
+export const overviewQuery = (api: ApiClient) =>
+  queryOptions({
+    queryKey: ["fleet", "overview"],
+    queryFn: () => api.get<FleetOverview>("/api/v1/fleet/overview"),
+    ...live,
+  });

@@ -1,0 +1,94 @@
+/**
+ * The DOM matrix (small fleets): a table whose cells are links to the Pair page, reachable with Tab, each
+ * carrying its figures in its accessible name; hover or focus writes them into the details line.
+ */
+import { Link } from "@tanstack/react-router";
+import { cellFigures, cellWord, TIER_COLOR } from "../../components/fleet/format.ts";
+import type { FleetProtocol, MatrixCell, MatrixNode } from "../../components/fleet/types.ts";
+import { pairKey } from "./matrix-geometry.ts";
+
+/** Short cell text when the word does not fit (more than 16 nodes). */
+const SHORT: Record<string, string> = {
+  "Full size": "F",
+  Reduced: "R",
+  Recovering: "Rc",
+  "Black hole": "BH",
+  "no data": "–",
+  "Not run": "NR",
+  "Not planned": "·",
+  Healthy: "",
+  Degraded: "!",
+  Failing: "✕",
+};
+
+/** Props of MatrixGrid. */
+export interface MatrixGridProps {
+  nodes: MatrixNode[];
+  cells: Map<string, MatrixCell>;
+  protocol: FleetProtocol;
+  onDetails: (cell: MatrixCell | null) => void;
+}
+
+/** The table. */
+export function MatrixGrid(p: MatrixGridProps) {
+  const wide = p.nodes.length <= 16;
+  return (
+    <div className="table-wrap matrix-wrap">
+      <table className="matrix" data-testid="matrix-grid" onMouseLeave={() => p.onDetails(null)}>
+        <caption className="muted small">Rows: source · Columns: destination</caption>
+        <thead>
+          <tr>
+            <th scope="col">
+              <span className="sr-only">Source \ destination</span>
+            </th>
+            {p.nodes.map((d) => (
+              <th key={d.name} scope="col" className="col-head">
+                <span>{d.name}</span>
+              </th>
+            ))}
+          </tr>
+        </thead>
+        <tbody>
+          {p.nodes.map((s) => (
+            <tr key={s.name}>
+              <th scope="row" className="row-head">
+                <Link to="/nodes/$name" params={{ name: s.name }} search={{ protocol: p.protocol }}>
+                  {s.name}
+                </Link>
+                {s.external ? <span className="muted small"> external</span> : null}
+              </th>
+              {p.nodes.map((d) => {
+                if (s.name === d.name) return <td key={d.name} className="self" aria-hidden="true" />;
+                const cell = p.cells.get(pairKey(s.name, d.name)) ?? {
+                  source: s.name,
+                  destination: d.name,
+                  tier: "nodata" as const,
+                };
+                const word = cellWord(cell);
+                const figures = cellFigures(cell, p.protocol).join(", ");
+                return (
+                  <td key={d.name} className="cell" style={{ background: TIER_COLOR[cell.tier] }}>
+                    <Link
+                      to="/pairs/$source/$destination"
+                      params={{ source: s.name, destination: d.name }}
+                      className={`cell-link tier-${cell.tier}`}
+                      data-source={s.name}
+                      data-destination={d.name}
+                      data-tier={cell.tier}
+                      aria-label={figures}
+                      title={figures}
+                      onMouseEnter={() => p.onDetails(cell)}
+                      onFocus={() => p.onDetails(cell)}
+                    >
+                      {wide ? word : (SHORT[word] ?? "")}
+                    </Link>
+                  </td>
+                );
+              })}
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}

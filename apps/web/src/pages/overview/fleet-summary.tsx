@@ -1,0 +1,98 @@
+/** The Overview's fleet figures: agents, missing agents, pairs monitored/failing per protocol, worst pairs. */
+import { useQuery } from "@tanstack/react-query";
+import { Link } from "@tanstack/react-router";
+import { FleetError, Loading } from "../../components/fleet/fleet-state.tsx";
+import { cellWord, PROTOCOL_LABEL, PROTOCOLS, pct } from "../../components/fleet/format.ts";
+import { TierBadge } from "../../components/fleet/protocol-switch.tsx";
+import { overviewQuery } from "../../components/fleet/queries.tsx";
+import type { FleetOverview } from "../../components/fleet/types.ts";
+import { useApp } from "../../context.tsx";
+
+function Worst(p: { rows: FleetOverview["worstPairs"] }) {
+  if (p.rows.length === 0) return <p className="ok">No failing or degraded pairs.</p>;
+  return (
+    <div className="table-wrap">
+      <table className="table" data-testid="worst-pairs">
+        <thead>
+          <tr>
+            <th scope="col">Pair</th>
+            <th scope="col">Protocol</th>
+            <th scope="col">Health</th>
+            <th scope="col">Fail ratio</th>
+            <th scope="col">Packet loss</th>
+          </tr>
+        </thead>
+        <tbody>
+          {p.rows.map((r) => (
+            <tr key={`${r.source}-${r.destination}-${r.protocol}`}>
+              <td>
+                <Link
+                  to="/pairs/$source/$destination"
+                  params={{ source: r.source, destination: r.destination }}
+                >
+                  {r.source} → {r.destination}
+                </Link>
+              </td>
+              <td>{PROTOCOL_LABEL[r.protocol]}</td>
+              <td>
+                <TierBadge tier={r.tier} word={cellWord(r)} />
+              </td>
+              <td>{pct(r.failRatio)}</td>
+              <td>{pct(r.lossRatio)}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+/** The summary cards (or the degraded-backend card in their place). */
+export function FleetSummary() {
+  const { api } = useApp();
+  const q = useQuery(overviewQuery(api));
+  if (q.error) return <FleetError error={q.error} />;
+  if (!q.data) return <Loading what="the fleet summary" />;
+  const o = q.data;
+  return (
+    <>
+      <div className="card">
+        <h2>Fleet summary</h2>
+        <dl className="facts" data-testid="fleet-summary">
+          <dt>Agents</dt>
+          <dd>{o.agents}</dd>
+          <dt>Missing agents</dt>
+          <dd className={o.missingAgents > 0 ? "warn" : ""}>{o.missingAgents}</dd>
+        </dl>
+        <div className="table-wrap summary-table">
+          <table className="table">
+            <thead>
+              <tr>
+                <th scope="col">Protocol</th>
+                <th scope="col">Pairs monitored</th>
+                <th scope="col">Failing</th>
+              </tr>
+            </thead>
+            <tbody>
+              {PROTOCOLS.map((p) => (
+                <tr key={p} data-protocol={p}>
+                  <th scope="row">
+                    <Link to="/matrix" search={{ protocol: p }}>
+                      {PROTOCOL_LABEL[p]}
+                    </Link>
+                  </th>
+                  <td>{o.pairs[p]?.monitored ?? 0}</td>
+                  <td className={(o.pairs[p]?.failing ?? 0) > 0 ? "warn" : ""}>{o.pairs[p]?.failing ?? 0}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      </div>
+      <div className="card">
+        <h2>Worst pairs</h2>
+        <Worst rows={o.worstPairs} />
+      </div>
+    </>
+  );
+}

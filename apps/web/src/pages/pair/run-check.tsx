@@ -1,0 +1,62 @@
+/**
+ * "Run check": a one-shot TCP diagnostic for exactly this pair through the controller (POST /api/v1/fleet/check),
+ * its CheckResult shown when it answers. Offered only to callers holding runs:create.
+ */
+import { useState } from "react";
+import { describeError } from "../../api/client.tsx";
+import type { FleetCheckResult } from "../../components/fleet/types.ts";
+import { useApp } from "../../context.tsx";
+
+function durationText(ns: number | undefined): string {
+  return ns === undefined ? "" : ` in ${(ns / 1e6).toFixed(ns < 1e7 ? 2 : 0)} ms`;
+}
+
+/** The button and the last result. */
+export function RunCheck(p: { source: string; destination: string }) {
+  const { api } = useApp();
+  const [busy, setBusy] = useState(false);
+  const [result, setResult] = useState<FleetCheckResult | null>(null);
+  const [error, setError] = useState("");
+  const run = async () => {
+    setBusy(true);
+    setError("");
+    setResult(null);
+    try {
+      setResult(
+        await api.post<FleetCheckResult>("/api/v1/fleet/check", {
+          source: p.source,
+          destination: p.destination,
+          type: "tcp",
+        }),
+      );
+    } catch (e) {
+      setError(describeError(e));
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <div className="card">
+      <h2>Run check</h2>
+      <p className="muted small">
+        A one-shot TCP check from {p.source} to {p.destination}, run now by the source's agent.
+      </p>
+      <button type="button" className="primary" disabled={busy} onClick={() => void run()}>
+        {busy ? "Running…" : "Run check"}
+      </button>
+      <div role="status" data-testid="check-result">
+        {result ? (
+          <p className={result.success ? "ok" : "warn"}>
+            <strong>{result.success ? "Succeeded" : "Failed"}</strong>: {result.type.toUpperCase()}{" "}
+            {result.source} → {result.destination}
+            {durationText(result.duration)}
+            {result.error ? ` — ${result.error}` : ""}
+          </p>
+        ) : null}
+      </div>
+      <p className="form-error" role="alert">
+        {error}
+      </p>
+    </div>
+  );
+}
