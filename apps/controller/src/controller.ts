@@ -10,6 +10,7 @@ import {
 import type { FastifyInstance } from "fastify";
 import { createHttpApi, createMetricsApi, NOT_LEADER_BODY } from "./api/http-api.ts";
 import { topologySnapshot } from "./api/topology.ts";
+import { TopologyCache } from "./api/topology-cache.ts";
 import { registerDiagnosticsRoute } from "./diagnostics/route.ts";
 import { EventBus } from "./events/event-bus.ts";
 import { eventServiceHandlers } from "./events/event-service.ts";
@@ -68,6 +69,7 @@ export class Controller {
   /** the probe plan in force (undefined plan = full mesh) */
   readonly plan: PlanState;
   readonly #gateway: ExternalGateway | undefined;
+  readonly #topology: TopologyCache;
   readonly #topologyEvents: TopologyEvents;
   readonly #logger: Logger;
   readonly #version: { version: string; commit: string };
@@ -104,6 +106,7 @@ export class Controller {
     this.#topologyEvents = new TopologyEvents(this.registry, nodes, this.events);
     // A node source with its own feed (Kubernetes): zones of agents that rely on it, and node events, follow it.
     nodes.onChange?.(() => {
+      this.#topology.invalidate();
       this.registry.refreshZones();
       if (this.#eventsEnabled) this.#topologyEvents.refreshNodes();
     });
@@ -115,6 +118,10 @@ export class Controller {
       eventSubscribers: () => this.events.subscribers,
     });
     this.plan = new PlanState(this.registry, opts.config.topology);
+    this.#topology = new TopologyCache(() =>
+      topologySnapshot(this.registry.list(), this.nodes, new Date(), this.plan.snapshot()),
+    );
+    this.registry.onChange(() => this.#topology.invalidate());
     this.#broadcaster = new PeerBroadcaster({
       registry: this.registry,
       debounceMs: opts.peerDebounceMs ?? 150,
@@ -170,7 +177,7 @@ export class Controller {
       metrics: this.#metrics,
       ready,
       isLeader: this.#isLeader,
-      topology: () => topologySnapshot(this.registry.list(), this.nodes, new Date(), this.plan.snapshot()),
+      topologyJson: () => this.#topology.json(),
       version: () => this.versionBody(),
     });
     registerDiagnosticsRoute(this.#http, {
@@ -263,6 +270,7 @@ export class Controller {
     this.registry.setTtl(next.controller.agentTtl);
     if (topologyChanged) {
       this.plan.setTopology(next.topology);
+      this.#topology.invalidate();
       this.#broadcaster.refresh();
     }
   }

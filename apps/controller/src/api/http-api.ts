@@ -1,4 +1,4 @@
-import type { ControllerVersion, TopologySnapshot } from "@svc/protocol";
+import type { ControllerVersion } from "@svc/protocol";
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify";
 import type { ControllerMetrics } from "../metrics/controller-metrics.ts";
 
@@ -7,7 +7,8 @@ export interface HttpApiDeps {
   /** true once the gRPC server is bound */
   ready: () => boolean;
   isLeader: () => boolean;
-  topology: () => TopologySnapshot;
+  /** the topology snapshot's JSON body (spec §2.3) */
+  topologyJson: () => string;
   version: () => ControllerVersion;
 }
 
@@ -46,7 +47,9 @@ export function leaderOnly(isLeader: () => boolean) {
 export function createHttpApi(deps: HttpApiDeps): FastifyInstance {
   const app = Fastify({ logger: false });
   addProbeRoutes(app, deps);
-  app.get("/api/v1/topology", { preHandler: leaderOnly(deps.isLeader) }, async () => deps.topology());
+  app.get("/api/v1/topology", { preHandler: leaderOnly(deps.isLeader) }, async (_req, reply) =>
+    reply.type("application/json; charset=utf-8").send(deps.topologyJson()),
+  );
   app.get("/api/v1/version", async () => deps.version());
   return app;
 }
