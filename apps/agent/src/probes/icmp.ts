@@ -99,9 +99,12 @@ class EchoChannel {
     this.#seq = (seq + 1) & 0xffff;
     const payload = Buffer.alloc(Math.max(16, payloadSize));
     this.#cookie.copy(payload, 0);
+    payload.writeBigUInt64BE(process.hrtime.bigint(), 8);
+    const packet = buildEchoRequest(this.#family, this.#identifier, seq, payload);
+    // stamped as late as possible: building the packet is not network time (the receive side uses the
+    // kernel's timestamp)
     pending.sentAt = process.hrtime.bigint();
-    payload.writeBigUInt64BE(pending.sentAt, 8);
-    this.socket.send(buildEchoRequest(this.#family, this.#identifier, seq, payload), address, 0);
+    this.socket.send(packet, address, 0);
     this.#pending.set(seq, pending);
     return seq;
   }
