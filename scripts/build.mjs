@@ -14,6 +14,12 @@ await build({
   format: "esm",
   target: "node20",
   sourcemap: "linked",
+  // Whitespace and syntax minification shrinks the source text V8 keeps in the heap for the agent's lifetime
+  // (2.4 -> 1.7 MB on disk; 5.4 -> 1.9 MiB of large-object space in an idle agent). Identifiers are not
+  // renamed, so stack traces and error names read as in the sources (keepNames is deliberately off: it wraps every
+  // closure created in hot paths in a __name() call); the linked source map maps lines.
+  minifyWhitespace: true,
+  minifySyntax: true,
   logLevel: "warning",
   // CommonJS dependencies inside an ES module bundle need require, __filename and __dirname.
   banner: {

@@ -16,6 +16,7 @@ import { createAgentHttpServers } from "./http/agent-servers.ts";
 import { registerLatenessGauges } from "./metrics/lateness-gauge.ts";
 import { ProbeMetrics } from "./metrics/probe-metrics.ts";
 import { createIcmpProber } from "./probes/icmp.ts";
+import { createUdpProber } from "./probes/udp.ts";
 import {
   agentCredentials,
   capabilitiesFor,
@@ -88,12 +89,14 @@ export async function runAgent(opts: RunAgentOptions = {}): Promise<number> {
   await echo.start();
 
   const icmp = createIcmpProber();
+  // one socket per family for every udp run: a peer's echo rate limiter sees one stable source per agent
+  const udp = createUdpProber();
   const scheduler = new ProbeScheduler({
     metrics,
     selfNodeName: nodeName,
     ports: { httpPort: config.httpPort, grpcPort: config.grpcPort },
     checkers: config.checkers,
-    probers: { icmp },
+    probers: { icmp, udp },
   });
   registerLatenessGauges(metrics.registry, config.metricsPrefix, () => scheduler.latenessSummary());
 
@@ -127,7 +130,7 @@ export async function runAgent(opts: RunAgentOptions = {}): Promise<number> {
     peerEchoEndpoints = new Set(peers.map((p) => `${p.address}|${p.udpPort ?? config.grpcPort}`));
     scheduler.setPeers(peers, planned);
   });
-  const probers = { ...defaultProbers(), icmp };
+  const probers = { ...defaultProbers(), icmp, udp };
   const tasks = new AgentTaskRunner({
     controllerAddress: config.controllerAddress,
     credentials: dial.credentials,
@@ -189,5 +192,6 @@ export async function runAgent(opts: RunAgentOptions = {}): Promise<number> {
   await servers.stop();
   await echo.stop();
   icmp.close();
+  udp.close();
   return 0;
 }

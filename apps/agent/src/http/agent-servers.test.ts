@@ -104,3 +104,45 @@ test("a taken port fails start and leaves nothing bound", async () => {
     await first.servers.stop();
   }
 });
+
+test("wire details: HEAD, query strings, 404 and 500 bodies", async () => {
+  const failing = new ProbeMetrics({ prefix: "svc", source: { nodeName: "x", zone: "" } }).registry;
+  failing.metrics = async () => {
+    throw new Error("boom");
+  };
+  const servers = createAgentHttpServers({
+    httpPort: 0,
+    metricsPort: 0,
+    host: "127.0.0.1",
+    registry: failing,
+    isReady: () => true,
+    version: { version: "2.5.0", commit: "abc1234" },
+  });
+  await servers.start();
+  try {
+    const base = `http://127.0.0.1:${servers.httpPort}`;
+    const head = await fetch(`${base}/healthz`, { method: "HEAD" });
+    assert.equal(head.status, 200);
+    assert.equal(head.headers.get("content-length"), "2");
+    assert.equal(await head.text(), "");
+    assert.equal((await get(servers.httpPort, "/readyz?verbose=1")).body, "ok");
+    const missing = await fetch(`${base}/nope?a=b`);
+    assert.equal(missing.status, 404);
+    assert.match(missing.headers.get("content-type") ?? "", /^application\/json/);
+    assert.deepEqual(await missing.json(), {
+      message: "Route GET:/nope?a=b not found",
+      error: "Not Found",
+      statusCode: 404,
+    });
+    assert.equal((await fetch(`${base}/healthz`, { method: "POST", body: "{}" })).status, 404);
+    const broken = await fetch(`${base}/metrics`);
+    assert.equal(broken.status, 500);
+    assert.deepEqual(await broken.json(), {
+      statusCode: 500,
+      error: "Internal Server Error",
+      message: "boom",
+    });
+  } finally {
+    await servers.stop();
+  }
+});

@@ -21,11 +21,22 @@ export interface MtrTriggerOptions {
   now?: () => number;
   /** called with every completed trace that was recorded */
   onTrace?: (peer: MtrPeer, result: MtrResult) => void;
+  /** traces running at once, all peers together; default MTR_MAX_CONCURRENT */
+  maxConcurrent?: number;
 }
 
 /**
+ * Reactive traces running at once. A trace sends maxHops probes a round; when many peers fail together (a node's
+ * uplink dies, or the agent itself is starved) unbounded traces would flood the path and stall the agent, which
+ * fails more probes and starts more traces.
+ */
+export const MTR_MAX_CONCURRENT = 4;
+
+/**
  * Reactive MTR: when a tcp, udp or icmp probe to a peer fails, trace the path to it, at most once per pair per
- * `checkers.mtr.cooldown` (counted from the trigger) and never two traces to one peer at once. A trigger
+ * `checkers.mtr.cooldown` (counted from the trigger), never two traces to one peer at once, and at most
+ * `maxConcurrent` traces in all (a failure while that many run is not traced and does not start the cooldown,
+ * so the next failure to that peer may trace). A trigger
  * increments mtr_triggered_total at once; the completed trace replaces the peer's mtr_hops and
  * mtr_hop_rtt_seconds series, unless the peer left meanwhile (forget()), in which case it is dropped.
  */
@@ -53,6 +64,7 @@ export class MtrTrigger {
    */
   onProbeFailure(peer: MtrPeer): boolean {
     if (this.#running.has(peer.nodeName)) return false;
+    if (this.#running.size >= (this.#o.maxConcurrent ?? MTR_MAX_CONCURRENT)) return false;
     const now = this.#now();
     const last = this.#last.get(peer.nodeName);
     if (last !== undefined && now - last < this.#config.cooldown) return false;

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import dgram from "node:dgram";
 import { test } from "node:test";
-import { meanAbsDiff, probeUdp } from "./udp.ts";
+import { createUdpProber, meanAbsDiff, probeUdp } from "./udp.ts";
 
 /** A verbatim echo, optionally dropping datagrams by sequence number (byte 8-9 of the payload). */
 async function echo(
@@ -114,4 +114,61 @@ test("udp probe leaves no sockets or timers behind", async () => {
 test("jitter is the mean absolute difference of consecutive RTTs", () => {
   assert.equal(meanAbsDiff([1, 3, 2]), 1.5);
   assert.equal(meanAbsDiff([5]), undefined);
+});
+
+test("a shared prober runs concurrent probes over one socket per family and keeps their replies apart", async () => {
+  const server4 = await echo("udp4", "127.0.0.1", (seq) => seq === 1);
+  const server6 = await echo("udp6", "::1");
+  const prober = createUdpProber();
+  const udpSockets = () => process.getActiveResourcesInfo().filter((x) => x === "UDPWrap").length;
+  await new Promise((r) => setTimeout(r, 20)); // sockets of earlier tests finish closing
+  const before = udpSockets();
+  try {
+    const runs = [
+      ...Array.from({ length: 20 }, () =>
+        prober.probe({ address: "127.0.0.1", port: server4.address().port, timeoutMs: 150, packets: 3 }),
+      ),
+      ...Array.from({ length: 5 }, () =>
+        prober.probe({ address: "::1", port: server6.address().port, timeoutMs: 150, packets: 3 }),
+      ),
+    ];
+    await new Promise((r) => setTimeout(r, 30));
+    // every run is in flight: one IPv4 and one IPv6 socket serve all 25 (sockets are unref'd, so count handles)
+    const during = udpSockets() - before;
+    const results = await Promise.all(runs);
+    assert.ok(during <= 2, `sockets in flight: ${during}`);
+    for (const r of results.slice(0, 20)) {
+      assert.equal(r.sent, 3);
+      assert.equal(r.received, 2, "datagram 1 is dropped by the echo");
+      assert.ok(Math.abs(r.lossRatio - 1 / 3) < 1e-9);
+    }
+    for (const r of results.slice(20)) assert.deepEqual([r.ok, r.received, r.lossRatio], [true, 3, 0]);
+    await new Promise((r) => setTimeout(r, 20));
+    assert.equal(udpSockets(), before, "the sockets close when no run is in flight");
+  } finally {
+    prober.close();
+    server4.close();
+    server6.close();
+  }
+});
+
+test("closing a shared prober ends its runs in flight with what they have", async () => {
+  const server = await echo("udp4", "127.0.0.1", () => true);
+  const prober = createUdpProber();
+  try {
+    const run = prober.probe({
+      address: "127.0.0.1",
+      port: server.address().port,
+      timeoutMs: 5000,
+      packets: 2,
+    });
+    await new Promise((r) => setTimeout(r, 20));
+    prober.close();
+    const r = await run;
+    assert.equal(r.ok, false);
+    assert.equal(r.received, 0);
+    assert.equal(r.lossRatio, 1);
+  } finally {
+    server.close();
+  }
 });
