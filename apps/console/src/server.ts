@@ -20,6 +20,7 @@ import { clientAddress, parseCidrs } from "./auth/client-address.ts";
 import type { Principal } from "./auth/principal.ts";
 import type { ConsoleConfig } from "./config/schema.ts";
 import { UnavailableError } from "./errors.ts";
+import { FleetService } from "./fleet/fleet-service.ts";
 import { type ConsoleLogger, silent, urlOf } from "./log.ts";
 import { ConsoleMetrics } from "./metrics.ts";
 import { type Access, resolveAccess } from "./rbac/resolve.ts";
@@ -75,6 +76,7 @@ export class ConsoleServer {
   private readonly db: Db | undefined;
   private readonly store: Store | undefined;
   private readonly services: ConsoleServices;
+  private readonly fleet: FleetService;
   private readonly cookies: CookiePolicy;
   private readonly authenticator: Authenticator;
   private readonly log: ConsoleLogger;
@@ -105,6 +107,7 @@ export class ConsoleServer {
     this.services = buildServices(opts, this.store, this.now, this.log, (limit) =>
       this.metrics.rateLimited.inc({ limit }),
     );
+    this.fleet = new FleetService(this.config);
     this.authenticator = new Authenticator({
       config: this.config,
       store: this.store,
@@ -160,6 +163,7 @@ export class ConsoleServer {
       version: this.opts.version ?? "dev",
       store: this.store,
       services: this.services,
+      fleet: this.fleet,
       cookies: this.cookies,
       metrics: this.metrics,
       resolveAccess: (req, p) => this.access(req, p),
@@ -228,6 +232,7 @@ export class ConsoleServer {
     if (webRoot) await addWebRoutes(this.app, { root: webRoot, authMode: this.config.auth.mode });
     await this.app.listen({ host, port: this.opts.httpPort ?? this.config.httpPort });
     await this.metricsApp.listen({ host, port: this.opts.metricsPort ?? this.config.metricsPort });
+    this.fleet.start();
     const { db, store } = this;
     if (!db || !store) return;
     this.storeReady = prepareStore(
@@ -293,6 +298,7 @@ export class ConsoleServer {
     this.stopping = true;
     this.wake?.();
     clearInterval(this.purgeTimer);
+    this.fleet.stop();
     await Promise.allSettled([this.app.close(), this.metricsApp.close()]);
     await this.storeReady.catch(() => {});
     await this.db?.close();

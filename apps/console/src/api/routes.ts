@@ -1,7 +1,7 @@
 /** Registers every console API route on `app` (one place to see which route families exist). */
 import type { FastifyInstance } from "fastify";
 import type { ConsoleConfig } from "../config/schema.ts";
-import { FleetService } from "../fleet/fleet-service.ts";
+import type { FleetService } from "../fleet/fleet-service.ts";
 import type { ConsoleMetrics } from "../metrics.ts";
 import type { NewAuditRow, Store } from "../store/store.ts";
 import type { ConsoleServices } from "../wiring.ts";
@@ -21,6 +21,7 @@ export interface ConsoleRouteDeps {
   version: string;
   store?: Store;
   services: ConsoleServices;
+  fleet: FleetService;
   cookies: CookiePolicy;
   metrics: ConsoleMetrics;
   resolveAccess: AccessResolver;
@@ -55,5 +56,5 @@ export function addConsoleRoutes(app: FastifyInstance, deps: ConsoleRouteDeps): 
   addRbacRoutes(app, { config, rbac: s.rbac, store: deps.store, resolveAccess });
   addUserRoutes(app, { config, users: s.users, signIn: s.signIn, resolveAccess, audit });
   addTokenRoutes(app, { tokens: s.tokens, resolveAccess, audit });
-  addFleetRoutes(app, { fleet: new FleetService(config), resolveAccess, audit });
+  addFleetRoutes(app, { fleet: deps.fleet, resolveAccess, audit });
 }

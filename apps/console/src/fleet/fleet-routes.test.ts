@@ -248,3 +248,29 @@ test("label regexes of node names with dots and quotes parse in the real Prometh
   );
   assert.deepEqual([...new Set(rows.map((r) => r.metric.source_node))], ["a"]);
 });
+
+test(
+  "a console warms the TCP matrix at start: the first viewer gets a snapshot computed before asking",
+  opts,
+  async () => {
+    const fresh = await startConsole(
+      `prometheus:\n  url: ${fx.prometheusUrl}\ncontroller:\n  url: ${fx.controllerUrl}\n`,
+    );
+    try {
+      await new Promise((r) => setTimeout(r, 1000));
+      const asked = Date.now();
+      const read = async (p: string) =>
+        (await (await fetch(`${fresh.httpUrl}/api/v1/fleet/matrix?protocol=${p}`)).json()) as FleetMatrix;
+      const tcp = await read("tcp");
+      const udp = await read("udp");
+      assert.ok(
+        Date.parse(tcp.generatedAt) < asked,
+        `tcp ${tcp.generatedAt} computed before ${new Date(asked).toISOString()}`,
+      );
+      assert.ok(Date.parse(udp.generatedAt) >= asked - 5, "udp: not warmed, computed for the request");
+      assert.equal(cell(tcp, "a", "b")?.tier, "failing", "the warmed snapshot holds the real figures");
+    } finally {
+      await fresh.stop();
+    }
+  },
+);

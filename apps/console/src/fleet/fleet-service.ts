@@ -30,6 +30,8 @@ import { SnapshotCache } from "./snapshot-cache.ts";
 export const MATRIX_FRESH_MS = 2000;
 /** Matrix snapshots younger than this are served at once while a refresh runs. */
 export const MATRIX_STALE_MS = 60_000;
+/** Matrices asked for within this long are kept fresh in the background. */
+export const MATRIX_KEEP_WARM_MS = 10 * 60_000;
 
 /** Configuration FleetService reads (console config keys, spec §8.4). */
 export interface FleetServiceOptions {
@@ -51,6 +53,7 @@ export class FleetService {
   private readonly prefix: string;
   private readonly now: () => number;
   private readonly matrices: SnapshotCache<FleetMatrix>;
+  private stopWarm: (() => void) | undefined;
 
   constructor(private readonly opts: FleetServiceOptions) {
     const p = opts.prometheus;
@@ -70,6 +73,22 @@ export class FleetService {
       opts.matrixFreshMs ?? MATRIX_FRESH_MS,
       opts.matrixStaleMs ?? MATRIX_STALE_MS,
     );
+  }
+
+  /**
+   * Computes the TCP matrix (the Matrix page's default) at once and keeps recently viewed matrices fresh, so the
+   * first viewer of a large fleet does not wait for the fleet-wide queries. Nothing runs without Prometheus.
+   */
+  start(): void {
+    if (!this.prom || this.stopWarm) return;
+    this.matrices.warm("tcp");
+    this.stopWarm = this.matrices.keepWarm(1000, MATRIX_KEEP_WARM_MS);
+  }
+
+  /** Stops the background refreshes. */
+  stop(): void {
+    this.stopWarm?.();
+    this.stopWarm = undefined;
   }
 
   private metrics(): PrometheusClient {

@@ -70,3 +70,43 @@ test("a slow snapshot stays fresh for twice its compute time", async () => {
   assert.equal(await cache.get("k"), 1, "stale: served, refresh started");
   assert.equal(calls, 2);
 });
+
+test("keepWarm refreshes recently asked snapshots once stale, leaves idle and never-computed keys alone", async () => {
+  let t = 0;
+  const calls = new Map<string, number>();
+  const cache = new SnapshotCache(
+    async (k) => {
+      calls.set(k, (calls.get(k) ?? 0) + 1);
+      if (k === "down") throw new Error("prometheus down");
+      return k;
+    },
+    2000,
+    60_000,
+    () => t,
+  );
+  await cache.get("viewed");
+  await cache.get("idle");
+  await assert.rejects(cache.get("down"));
+  t = 5_000;
+  await cache.get("viewed"); // stale: served, one refresh
+  await new Promise((r) => setImmediate(r));
+  assert.equal(calls.get("viewed"), 2);
+  t = 20_000; // "idle" was last asked at 0, "viewed" at 5 s; idle window 18 s
+  const stop = cache.keepWarm(5, 18_000);
+  await new Promise((r) => setTimeout(r, 60));
+  stop();
+  assert.equal(calls.get("viewed"), 3, "asked within the idle window: refreshed without a request");
+  assert.equal(calls.get("idle"), 1, "not asked for 20 s: left alone");
+  assert.equal(calls.get("down"), 1, "never computed: not polled");
+  const after = calls.get("viewed");
+  await new Promise((r) => setTimeout(r, 30));
+  assert.equal(calls.get("viewed"), after, "stopped: no more refreshes");
+});
+
+test("warm computes a key before anyone asks", async () => {
+  let calls = 0;
+  const cache = new SnapshotCache(async () => ++calls, 2000, 60_000);
+  cache.warm("tcp");
+  assert.equal(await cache.get("tcp"), 1);
+  assert.equal(calls, 1, "get joined the warm-up instead of computing again");
+});

@@ -5,11 +5,13 @@
  * one set of queries. A failed background refresh keeps the old snapshot until it is `staleMs` old.
  * A snapshot that took long to compute stays fresh for twice its compute time, so Prometheus is never busy with
  * one key's refreshes more than a third of the time however often the key is asked for.
+ * keepWarm() refreshes, in the background, the snapshots someone asked for recently as soon as they stop being
+ * fresh, so a viewer who comes back after a pause is not left waiting for a full refresh (500 nodes: seconds).
  */
 export class SnapshotCache<V> {
   private readonly entries = new Map<
     string,
-    { value?: V; at: number; took?: number; pending?: Promise<V> }
+    { value?: V; at: number; took?: number; pending?: Promise<V>; asked?: number }
   >();
 
   constructor(
@@ -22,9 +24,9 @@ export class SnapshotCache<V> {
   /** The snapshot of `key` per the rules above. */
   get(key: string): Promise<V> {
     const e = this.entries.get(key);
+    if (e) e.asked = this.now();
     const age = e ? this.now() - e.at : Number.POSITIVE_INFINITY;
-    if (e?.value !== undefined && age < Math.max(this.freshMs, 2 * (e.took ?? 0)))
-      return Promise.resolve(e.value);
+    if (e?.value !== undefined && this.isFresh(e, age)) return Promise.resolve(e.value);
     if (e?.value !== undefined && age < this.staleMs) {
       this.refresh(key).catch(() => {});
       return Promise.resolve(e.value);
@@ -32,14 +34,43 @@ export class SnapshotCache<V> {
     return this.refresh(key);
   }
 
+  /** Starts computing `key` now unless a refresh runs (a failure is dropped; the next get() retries). */
+  warm(key: string): void {
+    this.refresh(key).catch(() => {});
+  }
+
+  /**
+   * Every `periodMs`, refreshes each snapshot asked for (or warmed) within the last `idleMs` that is no longer
+   * fresh. Keys that never computed are left to get(), so an unreachable backend is not polled. Returns the stop.
+   */
+  keepWarm(periodMs: number, idleMs: number): () => void {
+    const timer = setInterval(() => {
+      const now = this.now();
+      for (const [key, e] of this.entries)
+        if (
+          e.value !== undefined &&
+          !e.pending &&
+          now - (e.asked ?? e.at) < idleMs &&
+          !this.isFresh(e, now - e.at)
+        )
+          this.warm(key);
+    }, periodMs);
+    timer.unref();
+    return () => clearInterval(timer);
+  }
+
+  private isFresh(e: { took?: number }, age: number): boolean {
+    return age < Math.max(this.freshMs, 2 * (e.took ?? 0));
+  }
+
   private refresh(key: string): Promise<V> {
-    const e = this.entries.get(key) ?? { at: 0 };
+    const e = this.entries.get(key) ?? { at: 0, asked: this.now() };
     if (e.pending) return e.pending;
     const started = this.now();
     const pending = this.compute(key).then(
       (value) => {
         const at = this.now();
-        this.entries.set(key, { value, at, took: at - started });
+        this.entries.set(key, { value, at, took: at - started, asked: e.asked });
         return value;
       },
       (err: unknown) => {

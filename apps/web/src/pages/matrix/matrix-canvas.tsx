@@ -7,6 +7,7 @@ import { useEffect, useLayoutEffect, useRef, useState } from "react";
 import { cellFigures, TIER_COLOR } from "../../components/fleet/format.ts";
 import type { FleetProtocol, MatrixCell, MatrixNode } from "../../components/fleet/types.ts";
 import { cellAt, type GridLayout, gridLayout, pairKey } from "./matrix-geometry.ts";
+import { markMatrixPainted } from "./paint-mark.ts";
 
 /** Props of MatrixCanvas. */
 export interface MatrixCanvasProps {
@@ -70,16 +71,20 @@ export function MatrixCanvas(p: MatrixCanvasProps) {
     return () => ro.disconnect();
   }, []);
 
+  // Redrawn only when the data or the width changes: hovering (tooltip state) must not repaint 250k cells.
+  const { nodes, cells, protocol, onDetails } = p;
   useEffect(() => {
     const el = canvas.current;
     const ctx = el?.getContext("2d");
     if (!el || !ctx) return;
+    const layout = gridLayout(nodes.length, width);
     const dpr = window.devicePixelRatio || 1;
-    el.width = Math.round(g.width * dpr);
-    el.height = Math.round(g.height * dpr);
+    el.width = Math.round(layout.width * dpr);
+    el.height = Math.round(layout.height * dpr);
     ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
-    draw(ctx, g, p);
-  });
+    draw(ctx, layout, { nodes, cells, protocol, onDetails });
+    markMatrixPainted(nodes.length, cells.size);
+  }, [nodes, cells, protocol, onDetails, width]);
 
   const hit = (e: React.MouseEvent<HTMLCanvasElement>) => {
     const r = e.currentTarget.getBoundingClientRect();

@@ -3,9 +3,11 @@
  * carrying its figures in its accessible name; hover or focus writes them into the details line.
  */
 import { Link } from "@tanstack/react-router";
+import { useEffect } from "react";
 import { cellFigures, cellWord, TIER_COLOR } from "../../components/fleet/format.ts";
 import type { FleetProtocol, MatrixCell, MatrixNode } from "../../components/fleet/types.ts";
 import { pairKey } from "./matrix-geometry.ts";
+import { markMatrixPainted } from "./paint-mark.ts";
 
 /** Short cell text when the word does not fit (more than 16 nodes). */
 const SHORT: Record<string, string> = {
@@ -32,6 +34,10 @@ export interface MatrixGridProps {
 /** The table. */
 export function MatrixGrid(p: MatrixGridProps) {
   const wide = p.nodes.length <= 16;
+  const { nodes, cells } = p;
+  useEffect(() => {
+    markMatrixPainted(nodes.length, cells.size);
+  }, [nodes, cells]);
   return (
     <div className="table-wrap matrix-wrap">
       <table className="matrix" data-testid="matrix-grid" onMouseLeave={() => p.onDetails(null)}>
