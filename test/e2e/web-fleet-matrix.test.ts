@@ -5,7 +5,9 @@ import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import type { Browser, Page } from "playwright-core";
 import type { ConsoleServer } from "../../apps/console/src/server.ts";
+import { TIER_COLOR } from "../../apps/web/src/components/fleet/format.ts";
 import { skipUnless } from "../helpers/env.ts";
+import { syntheticMatrix } from "./testdata/fleet-fixtures.ts";
 import { stubFleet } from "./web-fleet-stub.ts";
 import {
   browserMissing,
@@ -124,6 +126,39 @@ describe("console web app: the Matrix page", skipUnless(browserMissing()), () =>
     const at = { x: box.x + 9.5 * cell, y: box.y + 4.5 * cell }; // row 4 = node-017, column 9 = node-037
     await page.mouse.move(at.x, at.y);
     assert.match(await page.getByTestId("matrix-tip").innerText(), /node-017 → node-037/);
+    // the pixels: that cell in its tier's colour, the diagonal left clear
+    type Canvas2d = {
+      width: number;
+      getBoundingClientRect(): { width: number };
+      getContext(
+        kind: "2d",
+      ): { getImageData(x: number, y: number, w: number, h: number): { data: ArrayLike<number> } } | null;
+    };
+    const pixel = (col: number, row: number) =>
+      canvas.evaluate(
+        (node, at) => {
+          const el = node as unknown as Canvas2d;
+          const css = el.getBoundingClientRect().width;
+          const scale = el.width / css;
+          const side = css / 200;
+          const x = (at.col + 0.5) * side * scale;
+          const y = (at.row + 0.5) * side * scale;
+          const d = el.getContext("2d")?.getImageData(x, y, 1, 1).data;
+          return d ? Array.from(d) : [];
+        },
+        { col, row },
+      );
+    const want = syntheticMatrix(200, "icmp").cells.find(
+      (c) => c.source === "node-017" && c.destination === "node-037",
+    )?.tier;
+    assert.ok(want);
+    const hex = TIER_COLOR[want];
+    assert.deepEqual(
+      await pixel(9, 4),
+      [1, 3, 5].map((i) => Number.parseInt(hex.slice(i, i + 2), 16)).concat(255),
+      `node-017 → node-037 drawn in the ${want} colour`,
+    );
+    assert.equal((await pixel(4, 4))[3], 0, "the diagonal is not drawn");
     await screenshot(page, "fleet-matrix-200-nodes");
     await page.mouse.click(at.x, at.y);
     await page.getByRole("heading", { level: 1, name: "node-017 → node-037" }).waitFor();

@@ -110,3 +110,29 @@ test("warm computes a key before anyone asks", async () => {
   assert.equal(await cache.get("tcp"), 1);
   assert.equal(calls, 1, "get joined the warm-up instead of computing again");
 });
+
+test("a slow snapshot is served stale for four times its compute time, beyond the stale bound", async () => {
+  let t = 0;
+  let calls = 0;
+  let gate: (() => void) | undefined;
+  const cache = new SnapshotCache(
+    async () => {
+      calls++;
+      // the first compute takes 30 s of the clock
+      if (calls === 1) t += 30_000;
+      else await new Promise<void>((r) => (gate = r));
+      return calls;
+    },
+    2000,
+    60_000,
+    () => t,
+  );
+  assert.equal(await cache.get("k"), 1);
+  t += 100_000; // older than the 60 s stale bound, younger than 4 x 30 s
+  assert.equal(await cache.get("k"), 1, "served at once while the refresh runs");
+  assert.equal(calls, 2);
+  t += 30_000; // 130 s: past 4 x 30 s, so a caller waits for the running refresh
+  const waiting = cache.get("k");
+  gate?.();
+  assert.equal(await waiting, 2);
+});

@@ -4,7 +4,8 @@
  * none) waits for a refresh. At most one refresh per key runs at a time, so a burst of requests costs Prometheus
  * one set of queries. A failed background refresh keeps the old snapshot until it is `staleMs` old.
  * A snapshot that took long to compute stays fresh for twice its compute time, so Prometheus is never busy with
- * one key's refreshes more than a third of the time however often the key is asked for.
+ * one key's refreshes more than a third of the time however often the key is asked for, and may be served stale
+ * for four times its compute time, so a refresh started when it stopped being fresh ends before callers must wait.
  * keepWarm() refreshes, in the background, the snapshots someone asked for recently as soon as they stop being
  * fresh, so a viewer who comes back after a pause is not left waiting for a full refresh (500 nodes: seconds).
  */
@@ -27,7 +28,7 @@ export class SnapshotCache<V> {
     if (e) e.asked = this.now();
     const age = e ? this.now() - e.at : Number.POSITIVE_INFINITY;
     if (e?.value !== undefined && this.isFresh(e, age)) return Promise.resolve(e.value);
-    if (e?.value !== undefined && age < this.staleMs) {
+    if (e?.value !== undefined && age < Math.max(this.staleMs, 4 * (e.took ?? 0))) {
       this.refresh(key).catch(() => {});
       return Promise.resolve(e.value);
     }

@@ -1,8 +1,8 @@
 /**
- * Layout of the matrix: node order, cell lookup, and the canvas grid's geometry with hit-testing.
+ * Layout of the matrix: node order and the canvas grid's geometry with hit-testing.
  * DOM-free (checked by matrix-geometry.test.ts).
  */
-import type { MatrixCell, MatrixNode } from "../../components/fleet/types.ts";
+import type { MatrixNode } from "../../components/fleet/types.ts";
 
 /** Above this many nodes the matrix is drawn on a canvas; up to it, a DOM grid with focusable cells. */
 export const CANVAS_THRESHOLD = 40;
@@ -13,18 +13,6 @@ export function orderNodes(nodes: readonly MatrixNode[]): MatrixNode[] {
     (a, b) =>
       Number(a.external) - Number(b.external) || a.zone.localeCompare(b.zone) || a.name.localeCompare(b.name),
   );
-}
-
-/** Lookup key of an ordered pair. */
-export function pairKey(source: string, destination: string): string {
-  return `${source}\u0000${destination}`;
-}
-
-/** Cells by ordered pair. */
-export function indexCells(cells: readonly MatrixCell[]): Map<string, MatrixCell> {
-  const m = new Map<string, MatrixCell>();
-  for (const c of cells) m.set(pairKey(c.source, c.destination), c);
-  return m;
 }
 
 /** Geometry of the canvas grid (CSS pixels). Rows are sources, columns destinations. */

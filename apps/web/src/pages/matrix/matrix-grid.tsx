@@ -5,8 +5,8 @@
 import { Link } from "@tanstack/react-router";
 import { useEffect } from "react";
 import { cellFigures, cellWord, TIER_COLOR } from "../../components/fleet/format.ts";
-import type { FleetProtocol, MatrixCell, MatrixNode } from "../../components/fleet/types.ts";
-import { pairKey } from "./matrix-geometry.ts";
+import type { FleetProtocol, MatrixCell } from "../../components/fleet/types.ts";
+import type { CellGrid } from "./cell-grid.ts";
 import { markMatrixPainted } from "./paint-mark.ts";
 
 /** Short cell text when the word does not fit (more than 16 nodes). */
@@ -25,19 +25,19 @@ const SHORT: Record<string, string> = {
 
 /** Props of MatrixGrid. */
 export interface MatrixGridProps {
-  nodes: MatrixNode[];
-  cells: Map<string, MatrixCell>;
+  grid: CellGrid;
   protocol: FleetProtocol;
   onDetails: (cell: MatrixCell | null) => void;
 }
 
 /** The table. */
 export function MatrixGrid(p: MatrixGridProps) {
-  const wide = p.nodes.length <= 16;
-  const { nodes, cells } = p;
+  const wide = p.grid.n <= 16;
+  const { grid } = p;
+  const nodes = grid.nodes;
   useEffect(() => {
-    markMatrixPainted(nodes.length, cells.size);
-  }, [nodes, cells]);
+    markMatrixPainted(grid.n, grid.size);
+  }, [grid]);
   return (
     <div className="table-wrap matrix-wrap">
       <table className="matrix" data-testid="matrix-grid" onMouseLeave={() => p.onDetails(null)}>
@@ -47,7 +47,7 @@ export function MatrixGrid(p: MatrixGridProps) {
             <th scope="col">
               <span className="sr-only">Source \ destination</span>
             </th>
-            {p.nodes.map((d) => (
+            {nodes.map((d) => (
               <th key={d.name} scope="col" className="col-head">
                 <span>{d.name}</span>
               </th>
@@ -55,7 +55,7 @@ export function MatrixGrid(p: MatrixGridProps) {
           </tr>
         </thead>
         <tbody>
-          {p.nodes.map((s) => (
+          {nodes.map((s) => (
             <tr key={s.name}>
               <th scope="row" className="row-head">
                 <Link to="/nodes/$name" params={{ name: s.name }} search={{ protocol: p.protocol }}>
@@ -63,9 +63,9 @@ export function MatrixGrid(p: MatrixGridProps) {
                 </Link>
                 {s.external ? <span className="muted small"> external</span> : null}
               </th>
-              {p.nodes.map((d) => {
+              {nodes.map((d) => {
                 if (s.name === d.name) return <td key={d.name} className="self" aria-hidden="true" />;
-                const cell = p.cells.get(pairKey(s.name, d.name)) ?? {
+                const cell = grid.get(s.name, d.name) ?? {
                   source: s.name,
                   destination: d.name,
                   tier: "nodata" as const,

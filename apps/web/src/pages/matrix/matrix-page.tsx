@@ -12,8 +12,9 @@ import { ProtocolSwitch, TierLegend } from "../../components/fleet/protocol-swit
 import { matrixQuery } from "../../components/fleet/queries.tsx";
 import type { MatrixCell } from "../../components/fleet/types.ts";
 import { useApp } from "../../context.tsx";
+import { CellGrid } from "./cell-grid.ts";
 import { MatrixCanvas } from "./matrix-canvas.tsx";
-import { CANVAS_THRESHOLD, indexCells, orderNodes } from "./matrix-geometry.ts";
+import { CANVAS_THRESHOLD, orderNodes } from "./matrix-geometry.ts";
 import { MatrixGrid } from "./matrix-grid.tsx";
 import { NodePicker } from "./node-picker.tsx";
 
@@ -25,7 +26,7 @@ export function MatrixPage() {
   const q = useQuery(matrixQuery(api, protocol));
   const [details, setDetails] = useState<MatrixCell | null>(null);
   const nodes = useMemo(() => orderNodes(q.data?.nodes ?? []), [q.data]);
-  const cells = useMemo(() => indexCells(q.data?.cells ?? []), [q.data]);
+  const grid = useMemo(() => new CellGrid(nodes, q.data?.cells ?? []), [nodes, q.data]);
   const large = nodes.length > CANVAS_THRESHOLD;
   return (
     <section className="page">
@@ -63,10 +64,10 @@ export function MatrixPage() {
           {large ? (
             <>
               <NodePicker nodes={nodes} protocol={protocol} />
-              <MatrixCanvas nodes={nodes} cells={cells} protocol={protocol} onDetails={setDetails} />
+              <MatrixCanvas grid={grid} protocol={protocol} onDetails={setDetails} />
             </>
           ) : nodes.length > 0 ? (
-            <MatrixGrid nodes={nodes} cells={cells} protocol={protocol} onDetails={setDetails} />
+            <MatrixGrid grid={grid} protocol={protocol} onDetails={setDetails} />
           ) : null}
         </>
       ) : null}
