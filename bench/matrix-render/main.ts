@@ -2,9 +2,10 @@
 // 200 and 500 agents. Per size: a real controller with N registrations, a fake exporter serving N*(N-1) series
 // per family (synthetic-fleet.ts) scraped by the real prometheus binary until three scrapes landed, and a console
 // in anonymous mode serving the built web app. BENCH_DRY=1 prints without appending to docs/benchmarks.md.
-// Reports: the fleet-wide compute (PromQL + join) of a console that has no snapshot yet; the first request to a
-// console started before the fleet (it warms the TCP matrix at start and keeps viewed matrices fresh); the median
-// of 5 further requests; response bytes (plain and gzip); and, in headless Chromium, the median of 3 first loads of
+// Reports: the fleet-wide compute (PromQL + join) of a console that has no snapshot yet; once the console started
+// before the fleet has caught up (it warms the TCP matrix at start and keeps viewed matrices fresh), the median
+// of 5 requests and the age of the snapshot they were served; response bytes (plain and gzip); and, in headless
+// Chromium (prometheus paused), the median of 3 first loads of
 // /matrix?protocol=tcp: navigation start to the `svc:matrix-painted` mark (first paint of the matrix), and the
 // render share of it (the API response's end to that mark: JSON parse, indexing, drawing, one frame).
 import { mkdtempSync, rmSync } from "node:fs";
@@ -33,7 +34,7 @@ const SCRAPE_S = 10;
 interface Row {
   n: number;
   compute: number;
-  cold: number;
+  age: number;
   paint: number;
   render: number;
   paintSpread: string;
@@ -83,13 +84,18 @@ async function measure(n: number): Promise<Row> {
     await unwarmed.matrix("tcp");
     const compute = performance.now() - c0;
     const url = `${console_.httpUrl}/api/v1/fleet/matrix?protocol=tcp`;
-    const t0 = performance.now();
-    const first = await fetch(url);
-    const cold = performance.now() - t0;
-    if (first.status !== 200)
-      throw new Error(`matrix ${first.status}: ${(await first.text()).slice(0, 300)}`);
-    await first.text();
+    // the console computed its first snapshot before the fleet's series existed; measure once it has caught up
+    await until(
+      `${n} nodes: the console serves a matrix with data`,
+      async () => {
+        const res = await fetch(url);
+        const m = (await res.json()) as FleetMatrix;
+        return res.status === 200 && m.cells.length > 0 && m.cells.every((c) => c.tier !== "nodata");
+      },
+      600_000,
+    );
     const times: number[] = [];
+    const ages: number[] = [];
     let text = "";
     for (let i = 0; i < RUNS; i++) {
       const t0 = performance.now();
@@ -97,16 +103,24 @@ async function measure(n: number): Promise<Row> {
       text = await res.text();
       times.push(performance.now() - t0);
       if (res.status !== 200) throw new Error(`matrix ${res.status}: ${text.slice(0, 300)}`);
+      ages.push(Date.now() - Date.parse((JSON.parse(text) as FleetMatrix).generatedAt));
     }
     const m = JSON.parse(text) as FleetMatrix;
+    // The browser is timed with prometheus paused (SIGSTOP): on this one 2-core machine its 1M-series ingest and
+    // the console's background refreshes would otherwise take the CPU from Chromium, which a viewer's own
+    // machine does not share. The page is served from the console's snapshot either way.
+    prom.process.child.kill("SIGSTOP");
     const browser = await launchChromium();
-    const paints = await firstPaints(browser, `${console_.httpUrl}/matrix?protocol=tcp`, PAINTS).finally(() =>
-      browser.close(),
+    const paints = await firstPaints(browser, `${console_.httpUrl}/matrix?protocol=tcp`, PAINTS).finally(
+      () => {
+        prom.process.child.kill("SIGCONT");
+        return browser.close();
+      },
     );
     return {
       n,
       compute,
-      cold,
+      age: median(ages),
       paint: median(paints.map((x) => x.paint)),
       render: median(paints.map((x) => x.render)),
       paintSpread: `${Math.min(...paints.map((x) => x.paint)).toFixed(0)}-${Math.max(...paints.map((x) => x.paint)).toFixed(0)}`,
@@ -141,7 +155,7 @@ const body = table(
     "cells",
     "series scraped",
     "compute ms (no snapshot)",
-    "first request ms",
+    "snapshot age s (median)",
     "API median ms (min-max)",
     "API x ref",
     "response",
@@ -155,7 +169,7 @@ const body = table(
     r.cells,
     r.series,
     r.compute.toFixed(0),
-    r.cold.toFixed(0),
+    (r.age / 1000).toFixed(1),
     `${r.ms.toFixed(0)} (${r.spread})`,
     (r.ms / ref).toFixed(1),
     mb(r.bytes),
@@ -170,9 +184,10 @@ report(
   "matrix-render",
   `GET /api/v1/fleet/matrix?protocol=tcp against the real prometheus (scrape every ${SCRAPE_S}s, 3+ scrapes) and a ` +
     `real controller; console in-process. Compute: one fleet-wide refresh by a console with no snapshot (the ` +
-    `PromQL and the join). First request: the first GET to a console started with the fleet (it warms the TCP ` +
-    `matrix at start and keeps viewed matrices fresh in the background). API median: the next ${RUNS} GETs. ` +
-    `Chromium (headless, 1280x900, fresh context each): median of ${PAINTS} loads of /matrix?protocol=tcp, ` +
+    `PromQL and the join). API median: ${RUNS} GETs to a console started with the fleet (it warms the TCP ` +
+    `matrix at start and keeps viewed matrices fresh in the background), once its snapshot holds the fleet's ` +
+    `data; snapshot age: how old the figures served were. Chromium (headless, 1280x900, fresh context each; ` +
+    `prometheus paused so its ingest does not share the 2 cores with the browser): median of ${PAINTS} loads of /matrix?protocol=tcp, ` +
     `navigation start to the matrix's first paint; render: from the API response's end to that paint. ` +
     `Targets at 500 nodes: API < 1 s, render < 500 ms.\n\n${body}`,
 );
