@@ -4,7 +4,8 @@
 // in anonymous mode serving the built web app. BENCH_DRY=1 prints without appending to docs/benchmarks.md.
 // Reports: the fleet-wide compute (PromQL + join) of a console that has no snapshot yet; once a console started
 // after that has caught up (it warms the TCP matrix at start and keeps viewed matrices fresh), the median
-// of 5 requests and the age of the snapshot they were served; response bytes (plain and gzip); and, in headless
+// of 5 requests of the grid layout the web app uses and the age of the snapshot they were served; response
+// bytes (grid plain and gzip, cells layout plain); and, in headless
 // Chromium (prometheus paused), the median of 3 first loads of
 // /matrix?protocol=tcp: navigation start to the `svc:matrix-painted` mark (first paint of the matrix), and the
 // render share of it (the API response's end to that mark: JSON parse, indexing, drawing, one frame).
@@ -17,6 +18,7 @@ import type { FleetMatrix } from "../../apps/console/src/api/fleet-types.ts";
 import { parseConsoleConfig } from "../../apps/console/src/config/load.ts";
 import { FleetService } from "../../apps/console/src/fleet/fleet-service.ts";
 import { startExporter } from "../../apps/console/src/fleet/testdata/exposition.ts";
+import { type FleetMatrixGrid, fromGrid } from "../../apps/console/src/web/matrix-grid.ts";
 import { ensureWebBuilt, launchChromium, startWebConsole } from "../../test/e2e/web-harness.ts";
 import { median, record, table } from "../lib/report.ts";
 import { firstPaints } from "./first-paint.ts";
@@ -44,6 +46,7 @@ interface Row {
   spread: string;
   bytes: number;
   gzip: number;
+  cellsBytes: number;
   nodata: number;
 }
 
@@ -97,18 +100,20 @@ async function measure(n: number): Promise<Row> {
       },
       600_000,
     );
+    // the layout the web app asks for (grid), then the cells layout for its size
     const times: number[] = [];
     const ages: number[] = [];
     let text = "";
     for (let i = 0; i < RUNS; i++) {
       const t0 = performance.now();
-      const res = await fetch(url);
+      const res = await fetch(`${url}&layout=grid`);
       text = await res.text();
       times.push(performance.now() - t0);
       if (res.status !== 200) throw new Error(`matrix ${res.status}: ${text.slice(0, 300)}`);
-      ages.push(Date.now() - Date.parse((JSON.parse(text) as FleetMatrix).generatedAt));
+      ages.push(Date.now() - Date.parse((JSON.parse(text) as FleetMatrixGrid).generatedAt));
     }
-    const m = JSON.parse(text) as FleetMatrix;
+    const m = fromGrid(JSON.parse(text) as FleetMatrixGrid);
+    const cellsText = await (await fetch(url)).text();
     // The browser is timed with prometheus paused (SIGSTOP): on this one 2-core machine its 1M-series ingest and
     // the console's background refreshes would otherwise take the CPU from Chromium, which a viewer's own
     // machine does not share. The page is served from the console's snapshot either way.
@@ -127,13 +132,14 @@ async function measure(n: number): Promise<Row> {
       paint: median(paints.map((x) => x.paint)),
       render: median(paints.map((x) => x.render)),
       paintSpread: `${Math.min(...paints.map((x) => x.paint)).toFixed(0)}-${Math.max(...paints.map((x) => x.paint)).toFixed(0)}`,
-      cells: m.cells.length,
+      cells: m.length,
       series,
       ms: median(times),
       spread: `${Math.min(...times).toFixed(0)}-${Math.max(...times).toFixed(0)}`,
       bytes: Buffer.byteLength(text),
       gzip: gzipSync(text, { level: 1 }).length,
-      nodata: m.cells.filter((c) => c.tier === "nodata").length,
+      cellsBytes: Buffer.byteLength(cellsText),
+      nodata: m.filter((c) => c.tier === "nodata").length,
     };
   } finally {
     await console_?.stop();
@@ -159,10 +165,9 @@ const body = table(
     "series scraped",
     "compute ms (no snapshot)",
     "snapshot age s (median)",
-    "API median ms (min-max)",
+    "API median ms (min-max), grid",
     "API x ref",
-    "response",
-    "gzip (level 1)",
+    "response: grid (gzip) / cells",
     "nodata cells",
     "Chromium first paint ms (min-max)",
     "of which render ms",
@@ -175,8 +180,7 @@ const body = table(
     (r.age / 1000).toFixed(1),
     `${r.ms.toFixed(0)} (${r.spread})`,
     (r.ms / ref).toFixed(1),
-    mb(r.bytes),
-    mb(r.gzip),
+    `${mb(r.bytes)} (${mb(r.gzip)}) / ${mb(r.cellsBytes)}`,
     r.nodata,
     `${r.paint.toFixed(0)} (${r.paintSpread})`,
     r.render.toFixed(0),
@@ -187,7 +191,7 @@ report(
   "matrix-render",
   `GET /api/v1/fleet/matrix?protocol=tcp against the real prometheus (scrape every ${SCRAPE_S}s, 3+ scrapes) and a ` +
     `real controller; console in-process. Compute: one fleet-wide refresh by a console with no snapshot (the ` +
-    `PromQL and the join). API median: ${RUNS} GETs to a console started after that compute (it warms the TCP ` +
+    `PromQL and the join). API median: ${RUNS} GETs of the grid layout (what the web app asks for; the cells layout's size is shown too) to a console started after that compute (it warms the TCP ` +
     `matrix at start and keeps viewed matrices fresh in the background), once its snapshot holds the fleet's ` +
     `data; snapshot age: how old the figures served were. Chromium (headless, 1280x900, fresh context each; ` +
     `prometheus paused so its ingest does not share the 2 cores with the browser): median of ${PAINTS} loads of /matrix?protocol=tcp, ` +

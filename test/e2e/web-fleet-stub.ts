@@ -1,6 +1,7 @@
 // Chromium request interception for the fleet page tests: answers /api/v1/fleet/* from testdata/fleet-fixtures.ts
 // ("ok"), or with the degraded backends' errors ("degraded": 503 metrics_unconfigured, topology 502). Test-only.
 import type { Page, Route } from "playwright-core";
+import { toGrid } from "../../apps/console/src/web/matrix-grid.ts";
 import {
   matrixFixture,
   nodeFixture,
@@ -28,8 +29,10 @@ export async function stubFleet(page: Page, mode: "ok" | "degraded"): Promise<un
       return error(route, 503, "metrics_unconfigured", "metrics server not configured");
     }
     switch (parts[0]) {
-      case "matrix":
-        return json(route, 200, matrixFixture(protocol));
+      case "matrix": {
+        const m = matrixFixture(protocol);
+        return json(route, 200, url.searchParams.get("layout") === "grid" ? toGrid(m) : m);
+      }
       case "topology":
         return json(route, 200, topologyFixture());
       case "overview":

@@ -1,6 +1,6 @@
 /**
  * Fleet routes (the fleet API contract; types in api/fleet-types.ts; rows in docs/console-api.md):
- *   GET  /api/v1/fleet/matrix?protocol=tcp|udp|icmp|pmtu   -> FleetMatrix
+ *   GET  /api/v1/fleet/matrix?protocol=tcp|udp|icmp|pmtu   -> FleetMatrix (&layout=grid -> FleetMatrixGrid)
  *   GET  /api/v1/fleet/topology                             -> FleetTopology
  *   GET  /api/v1/fleet/nodes/:name?protocol=...             -> FleetNode (404 unknown_node)
  *   GET  /api/v1/fleet/pairs/:source/:destination?window=15m|1h|6h|24h -> FleetPair (404 unknown_node)
@@ -20,6 +20,7 @@ import { ForbiddenError, InvalidInputError } from "../errors.ts";
 import { isFleetCoded } from "../fleet/fleet-errors.ts";
 import type { FleetService } from "../fleet/fleet-service.ts";
 import type { NewAuditRow } from "../store/store.ts";
+import { type FleetMatrixGrid, toGrid } from "../web/matrix-grid.ts";
 import { type AccessResolver, requireCaller, requirePermission } from "./context.ts";
 import { ERROR_STATUS } from "./error-handler.ts";
 import type { FleetProtocol, PairWindow } from "./fleet-types.ts";
@@ -35,6 +36,9 @@ export interface FleetRouteDeps {
 }
 
 const protocolQuery = z.object({ protocol: z.enum(["tcp", "udp", "icmp", "pmtu"]).default("tcp") });
+const layoutQuery = z.object({
+  layout: z.enum(["cells", "grid"], { message: "layout must be cells or grid" }).default("cells"),
+});
 const windowQuery = z.object({ window: z.enum(["15m", "1h", "6h", "24h"]).default("1h") });
 const checkBody = z.strictObject({
   source: z.string().min(1).max(253),
@@ -97,11 +101,23 @@ export function addFleetRoutes(app: FastifyInstance, deps: FleetRouteDeps): void
     return reply.header("content-encoding", "gzip").send(e.gzip);
   };
   const protocol = (req: FastifyRequest): FleetProtocol => parse(protocolQuery, req.query, "query").protocol;
+  // the grid layout of each matrix snapshot, built once per snapshot
+  const grids = new WeakMap<object, FleetMatrixGrid>();
 
   app.get(`${FLEET_PATH}/matrix`, async (req, reply) => {
     await reader(req);
     const p = protocol(req);
-    return answer(reply, async () => sendJson(req, reply, await fleet.matrix(p)));
+    const { layout } = parse(layoutQuery, req.query, "query");
+    return answer(reply, async () => {
+      const m = await fleet.matrix(p);
+      if (layout === "cells") return sendJson(req, reply, m);
+      let g = grids.get(m);
+      if (!g) {
+        g = toGrid(m);
+        grids.set(m, g);
+      }
+      return sendJson(req, reply, g);
+    });
   });
   app.get(`${FLEET_PATH}/topology`, async (req, reply) => {
     await reader(req);

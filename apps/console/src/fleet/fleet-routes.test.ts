@@ -15,6 +15,7 @@ import type {
 } from "../api/fleet-types.ts";
 import type { ConsoleServer } from "../server.ts";
 import { startConsole } from "../testing/harness.ts";
+import { type FleetMatrixGrid, fromGrid } from "../web/matrix-grid.ts";
 import { PrometheusClient } from "./prometheus-client.ts";
 import { anyOf, presence } from "./promql.ts";
 import { type FleetFixture, startFleetFixture } from "./testdata/fleet-fixture.ts";
@@ -274,3 +275,24 @@ test(
     }
   },
 );
+
+test("layout=grid carries the same matrix as the cells layout; a bad layout is 400", opts, async () => {
+  for (const protocol of ["tcp", "udp", "icmp", "pmtu"] as const) {
+    // both layouts of one snapshot (a background refresh may land between two requests: ask again)
+    let cells = (await get<FleetMatrix>(`/api/v1/fleet/matrix?protocol=${protocol}`)).body;
+    let grid = await get<FleetMatrixGrid>(`/api/v1/fleet/matrix?protocol=${protocol}&layout=grid`);
+    for (let i = 0; i < 5 && grid.body.generatedAt !== cells.generatedAt; i++) {
+      cells = (await get<FleetMatrix>(`/api/v1/fleet/matrix?protocol=${protocol}`)).body;
+      grid = await get<FleetMatrixGrid>(`/api/v1/fleet/matrix?protocol=${protocol}&layout=grid`);
+    }
+    assert.equal(grid.status, 200);
+    assert.equal(grid.body.layout, "grid");
+    assert.equal(grid.body.generatedAt, cells.generatedAt, `${protocol}: the same snapshot`);
+    assert.deepEqual(grid.body.nodes, cells.nodes);
+    assert.deepEqual(fromGrid(grid.body), cells.cells, `${protocol}: expands to the cells layout`);
+  }
+  const bad = await get<{ error: { code: string; message: string } }>("/api/v1/fleet/matrix?layout=table");
+  assert.equal(bad.status, 400);
+  assert.equal(bad.body.error.code, "invalid_input");
+  assert.match(bad.body.error.message, /layout must be cells or grid/);
+});

@@ -9,3 +9,4 @@ export type * from "../api/fleet-types.ts";
 export type { CustomRole, RoleBinding } from "../store/store.ts";
 export type { MintedToken, TokenState, TokenView } from "../tokens/token-admin.ts";
 export type { UserView } from "../users/user-admin.ts";
+export type { FleetMatrixGrid } from "./matrix-grid.ts";

@@ -6,6 +6,7 @@ export type {
   FleetCheckRequest,
   FleetCheckResult,
   FleetMatrix,
+  FleetMatrixGrid,
   FleetNode,
   FleetOverview,
   FleetPair,

@@ -1,28 +1,59 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import type { MatrixNode } from "../../components/fleet/types.ts";
+import { toGrid } from "../../../../console/src/web/matrix-grid.ts";
+import type { MatrixCell, MatrixNode } from "../../components/fleet/types.ts";
 import { CellGrid } from "./cell-grid.ts";
 
-const node = (name: string): MatrixNode => ({ name, zone: "z", external: false, planes: ["tcp"] });
+const node = (name: string, zone = "z"): MatrixNode => ({ name, zone, external: false, planes: ["tcp"] });
 
-test("cells land at (source row, destination column); missing pairs read as nodata; the diagonal is empty", () => {
-  const g = new CellGrid(
-    [node("a"), node("b"), node("c")],
-    [
-      { source: "a", destination: "b", tier: "failing" },
-      { source: "b", destination: "a", tier: "healthy" },
-      { source: "a", destination: "ghost", tier: "failing" },
-    ],
-  );
-  assert.equal(g.size, 2, "a cell of an unknown node is dropped");
-  assert.equal(g.get("a", "b")?.tier, "failing");
-  assert.equal(g.get("b", "a")?.tier, "healthy");
-  assert.equal(g.get("a", "c"), undefined);
-  assert.equal(g.tierAt(0, 1), "failing");
-  assert.equal(g.tierAt(1, 0), "healthy");
-  assert.equal(g.tierAt(0, 2), "nodata");
+test("display rows read the answer's letters whatever the order; figures come from details or the tier", () => {
+  const answerNodes = [node("a"), node("b"), node("c")];
+  const cells: MatrixCell[] = [
+    { source: "a", destination: "b", tier: "failing", failRatio: 0.5 },
+    { source: "b", destination: "a", tier: "healthy", failRatio: 0 },
+    { source: "c", destination: "a", tier: "notrun" },
+  ];
+  const answer = toGrid({
+    protocol: "tcp",
+    generatedAt: "2026-11-23T12:00:00.000Z",
+    sparse: false,
+    nodes: answerNodes,
+    cells,
+  });
+  // the page shows c, b, a
+  const g = new CellGrid([node("c"), node("b"), node("a")], answer);
+  assert.equal(g.n, 3);
+  assert.equal(g.size, 6);
+  assert.equal(g.tierAt(2, 1), "failing", "a -> b");
+  assert.equal(g.tierAt(1, 2), "healthy", "b -> a");
+  assert.equal(g.tierAt(0, 2), "notrun", "c -> a");
+  assert.equal(g.tierAt(2, 0), "nodata", "a -> c: not in the answer");
   assert.equal(g.tierAt(1, 1), null);
   assert.equal(g.tierAt(0, 3), null);
-  assert.deepEqual(g.at(2, 0), { source: "c", destination: "a", tier: "nodata" });
-  assert.equal(g.at(2, 2), null);
+  assert.deepEqual(g.at(2, 1), cells[0], "a detail keeps its figures");
+  assert.deepEqual(g.at(1, 2), cells[1], "an implied cell gets fail ratio 0 back");
+  assert.deepEqual(g.get("a", "c"), { source: "a", destination: "c", tier: "nodata" });
+  assert.equal(g.get("a", "a"), undefined);
+  assert.equal(g.get("a", "ghost"), undefined);
+});
+
+test("a node the answer lacks reads as no data; no answer yet is an empty grid", () => {
+  const answer = toGrid({
+    protocol: "udp",
+    generatedAt: "2026-11-23T12:00:00.000Z",
+    sparse: false,
+    nodes: [node("a"), node("b")],
+    cells: [{ source: "a", destination: "b", tier: "healthy", failRatio: 0, lossRatio: 0 }],
+  });
+  const g = new CellGrid([node("a"), node("b"), node("new")], answer);
+  assert.equal(g.tierAt(0, 2), "nodata");
+  assert.deepEqual(g.at(2, 0), { source: "new", destination: "a", tier: "nodata" });
+  assert.deepEqual(g.at(0, 1), {
+    source: "a",
+    destination: "b",
+    tier: "healthy",
+    failRatio: 0,
+    lossRatio: 0,
+  });
+  assert.equal(new CellGrid([], undefined).size, 0);
 });

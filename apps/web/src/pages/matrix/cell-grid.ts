@@ -1,54 +1,70 @@
 /**
- * The matrix's cells by row (source) and column (destination) of the ordered nodes: one array slot per ordered
- * pair, so drawing and hit-testing 250,000 cells (500 nodes) cost an index, not a string key and a map lookup.
- * DOM-free (checked by cell-grid.test.ts).
+ * The matrix's cells by row (source) and column (destination) of the page's node order, read from the API's grid
+ * layout (one tier letter per ordered pair, full cells only where the figures say more than the tier; see the
+ * console's web/matrix-grid.ts). Drawing 250,000 cells (500 nodes) reads letters by index; a full cell object is
+ * made only for the one under the pointer. DOM-free (checked by cell-grid.test.ts).
  */
-import type { FleetTier, MatrixCell, MatrixNode } from "../../components/fleet/types.ts";
+import { impliedCell, LETTER_TIER } from "../../../../console/src/web/matrix-grid.ts";
+import type { FleetMatrixGrid, FleetTier, MatrixCell, MatrixNode } from "../../components/fleet/types.ts";
 
 export class CellGrid {
   /** nodes per side */
   readonly n: number;
-  /** cells the answer holds for pairs of these nodes */
+  /** pairs with a tier (every ordered pair of distinct nodes the answer holds) */
   readonly size: number;
-  readonly #slots: (MatrixCell | undefined)[];
+  /** answer index of each display row/column */
+  readonly #answerIndex: Int32Array;
   readonly #index = new Map<string, number>();
+  readonly #details = new Map<number, MatrixCell>();
 
   constructor(
+    /** the nodes in display order (a permutation of the answer's) */
     readonly nodes: readonly MatrixNode[],
-    cells: readonly MatrixCell[],
+    private readonly answer: FleetMatrixGrid | undefined,
   ) {
     this.n = nodes.length;
-    for (const [i, node] of nodes.entries()) this.#index.set(node.name, i);
-    this.#slots = new Array<MatrixCell | undefined>(this.n * this.n);
-    let size = 0;
-    for (const c of cells) {
-      const row = this.#index.get(c.source);
-      const col = this.#index.get(c.destination);
-      if (row === undefined || col === undefined) continue;
-      this.#slots[row * this.n + col] = c;
-      size++;
+    const answerIndex = new Map((answer?.nodes ?? []).map((node, i) => [node.name, i]));
+    this.#answerIndex = new Int32Array(this.n);
+    for (const [i, node] of nodes.entries()) {
+      this.#index.set(node.name, i);
+      this.#answerIndex[i] = answerIndex.get(node.name) ?? -1;
     }
-    this.size = size;
+    const an = answer?.nodes.length ?? 0;
+    for (const c of answer?.details ?? []) {
+      const s = answerIndex.get(c.source);
+      const d = answerIndex.get(c.destination);
+      if (s !== undefined && d !== undefined) this.#details.set(s * an + d, c);
+    }
+    this.size = answer && answer.tiers.length === an * an ? an * (an - 1) : 0;
   }
 
-  /** The answer's cell from `source` to `destination`, or undefined. */
+  /** Tier at (row, col): "nodata" when the answer has none; null on the diagonal or off the grid. */
+  tierAt(row: number, col: number): FleetTier | null {
+    if (row === col || row < 0 || col < 0 || row >= this.n || col >= this.n) return null;
+    const s = this.#answerIndex[row] ?? -1;
+    const d = this.#answerIndex[col] ?? -1;
+    const an = this.answer?.nodes.length ?? 0;
+    if (s < 0 || d < 0) return "nodata";
+    return LETTER_TIER[this.answer?.tiers[s * an + d] ?? ""] ?? "nodata";
+  }
+
+  /** Cell at (row, col) with its figures; null on the diagonal or off the grid. */
+  at(row: number, col: number): MatrixCell | null {
+    const tier = this.tierAt(row, col);
+    const source = this.nodes[row]?.name;
+    const destination = this.nodes[col]?.name;
+    if (tier === null || source === undefined || destination === undefined) return null;
+    const an = this.answer?.nodes.length ?? 0;
+    const s = this.#answerIndex[row] ?? -1;
+    const d = this.#answerIndex[col] ?? -1;
+    const detail = s < 0 || d < 0 ? undefined : this.#details.get(s * an + d);
+    return detail ?? impliedCell(this.answer?.protocol ?? "tcp", source, destination, tier);
+  }
+
+  /** The cell from `source` to `destination`, or undefined for unknown nodes and the diagonal. */
   get(source: string, destination: string): MatrixCell | undefined {
     const row = this.#index.get(source);
     const col = this.#index.get(destination);
-    return row === undefined || col === undefined ? undefined : this.#slots[row * this.n + col];
-  }
-
-  /** Tier at (row, col): the answer's, "nodata" when it holds none; null on the diagonal or off the grid. */
-  tierAt(row: number, col: number): FleetTier | null {
-    if (row === col || row < 0 || col < 0 || row >= this.n || col >= this.n) return null;
-    return this.#slots[row * this.n + col]?.tier ?? "nodata";
-  }
-
-  /** Cell at (row, col), a "nodata" cell when the answer holds none; null on the diagonal or off the grid. */
-  at(row: number, col: number): MatrixCell | null {
-    const source = this.nodes[row]?.name;
-    const destination = this.nodes[col]?.name;
-    if (source === undefined || destination === undefined || row === col) return null;
-    return this.#slots[row * this.n + col] ?? { source, destination, tier: "nodata" };
+    return row === undefined || col === undefined ? undefined : (this.at(row, col) ?? undefined);
   }
 }

@@ -26,7 +26,7 @@ export function MatrixPage() {
   const q = useQuery(matrixQuery(api, protocol));
   const [details, setDetails] = useState<MatrixCell | null>(null);
   const nodes = useMemo(() => orderNodes(q.data?.nodes ?? []), [q.data]);
-  const grid = useMemo(() => new CellGrid(nodes, q.data?.cells ?? []), [nodes, q.data]);
+  const grid = useMemo(() => new CellGrid(nodes, q.data), [nodes, q.data]);
   const large = nodes.length > CANVAS_THRESHOLD;
   return (
     <section className="page">
