@@ -64,6 +64,8 @@ export interface NativeBinding {
     source: string | undefined,
   ): number;
   connect(h: NativeHandle, address: string, port: number): void;
+  /** uv_hrtime() (process.hrtime.bigint()'s clock) right before the last sendmsg; 0n before any */
+  lastSentAt(h: NativeHandle): bigint;
   localPort(h: NativeHandle): number;
   mtu(h: NativeHandle): number;
   ref(h: NativeHandle, on: boolean): void;

@@ -107,6 +107,21 @@ test("per-send TTL and hop limit reach the receiver", async () => {
   }
 });
 
+test("lastSentAt is the send's time on process.hrtime's clock, before the datagram's receive time", async () => {
+  const rx = RawSocket.open({ family: 4, kind: "udp", bind: { address: "127.0.0.1", port: 0 } });
+  const tx = RawSocket.open({ family: 4, kind: "udp" });
+  assert.equal(tx.lastSentAt(), 0n, "nothing sent yet");
+  const got = next<Datagram>((cb) => rx.onMessage(cb));
+  const before = process.hrtime.bigint();
+  tx.send(Buffer.from("t"), "127.0.0.1", rx.localPort());
+  const after = process.hrtime.bigint();
+  const sent = tx.lastSentAt();
+  assert.ok(sent > before && sent < after, `${before} < ${sent} < ${after}`);
+  assert.ok((await got).receivedAt > sent, "received after it was sent");
+  rx.close();
+  tx.close();
+});
+
 test("PKTINFO reports the address reached, and replies can be sent from it", async () => {
   const server = RawSocket.open({
     family: 4,

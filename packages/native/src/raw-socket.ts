@@ -176,6 +176,14 @@ export class RawSocket {
     return this.#binding.send(this.#handle, data, address, port, opts?.ttl ?? -1, opts?.sourceAddress);
   }
 
+  /**
+   * When the last datagram was handed to the kernel: process.hrtime.bigint()'s clock, read in C right before
+   * sendmsg (0n before any send). RTTs measured from it leave out the send call's own JavaScript and N-API work.
+   */
+  lastSentAt(): bigint {
+    return this.#binding.lastSentAt(this.#handle);
+  }
+
   /** Connects (fixes the peer) so mtu() can report the route MTU. */
   connect(address: string, port: number): void {
     this.#binding.connect(this.#handle, address, port);

@@ -101,10 +101,10 @@ class EchoChannel {
     this.#cookie.copy(payload, 0);
     payload.writeBigUInt64BE(process.hrtime.bigint(), 8);
     const packet = buildEchoRequest(this.#family, this.#identifier, seq, payload);
-    // stamped as late as possible: building the packet is not network time (the receive side uses the
-    // kernel's timestamp)
-    pending.sentAt = process.hrtime.bigint();
     this.socket.send(packet, address, 0);
+    // stamped in C right before sendmsg: neither building the packet nor the send call is network time (the
+    // receive side uses the kernel's timestamp)
+    pending.sentAt = this.socket.lastSentAt();
     this.#pending.set(seq, pending);
     return seq;
   }
