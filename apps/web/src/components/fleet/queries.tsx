@@ -27,7 +27,7 @@ const enc = encodeURIComponent;
 export const matrixQuery = (api: ApiClient, protocol: FleetProtocol) =>
   queryOptions({
     queryKey: ["fleet", "matrix", protocol],
-    // the grid layout: one letter per pair, full cells only where figures say more (500 nodes: ~0.3 MiB, not 19)
+    // the grid layout: one letter per pair, full cells only where figures say more (500 nodes: ~0.5 MiB, not 19)
     queryFn: () => api.get<FleetMatrixGrid>(`/api/v1/fleet/matrix?protocol=${protocol}&layout=grid`),
     ...live,
   });
