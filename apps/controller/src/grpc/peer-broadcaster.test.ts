@@ -271,3 +271,48 @@ test("a stalled watcher stops holding the budget after stalledAfterMs", async ()
     b.close();
   }
 });
+
+test("a change reaching many watchers is sent in slices: other work runs in between, everyone gets it", async () => {
+  const registry = new AgentRegistry({ ttlMs: 60_000 });
+  const names = Array.from({ length: 200 }, (_, i) => `n${i}`);
+  for (const n of names) registry.register(reg(n));
+  const b = new PeerBroadcaster({ registry, debounceMs: 5 });
+  try {
+    let sends = 0;
+    let sendsAtYield = -1;
+    const got = new Set<string>();
+    for (const n of names)
+      b.subscribe({
+        agentId: n,
+        incremental: true,
+        send: (l, sent) => {
+          if (l.delta) {
+            // a slow transport: 0.5 ms per message, 100 ms for all 200
+            const until = performance.now() + 0.5;
+            while (performance.now() < until) {}
+            sends++;
+            got.add(n);
+          }
+          sent();
+        },
+        end: () => {},
+      });
+    await settle();
+    registry.register(reg("joiner"));
+    // runs on the first turn of the event loop after the broadcast starts
+    await new Promise<void>((r) =>
+      setTimeout(function watch() {
+        if (sends === 0) setTimeout(watch, 0);
+        else
+          setImmediate(() => {
+            sendsAtYield = sends;
+            r();
+          });
+      }, 0),
+    );
+    await waitUntil(() => got.size === names.length, "every watcher got the join");
+    assert.ok(sendsAtYield > 0 && sendsAtYield < names.length, `yielded after ${sendsAtYield} of 200 sends`);
+  } finally {
+    b.close();
+  }
+});

@@ -2,6 +2,9 @@ import { type PeerList, type PeerMessage, withPeerWire } from "@svc/protocol";
 import type { RegisteredAgent } from "../registry/agent.ts";
 import type { AgentRegistry, RegistryChange } from "../registry/registry.ts";
 
+/** Longest run of sends before the broadcaster lets other work in, ms. */
+export const PUMP_SLICE_MS = 10;
+
 /** A WatchPeers stream as the broadcaster sees it. */
 export interface PeerSubscriber {
   agentId: string;
@@ -89,7 +92,8 @@ interface KnownPeer {
  * list, as agents before deltas expect. `sparse`, `planned` and `zone` are always complete. Full mesh: `sparse`
  * false, `planned` empty; under a sparse plan `sparse` true and `planned` the node names the subscriber is planned
  * to probe. A re-registration that changes nothing a peer sees sends nothing. Each subscriber has at most one
- * message in flight; changes arriving meanwhile are coalesced into its next message.
+ * message in flight; changes arriving meanwhile are coalesced into its next message. Sends run in slices of
+ * PUMP_SLICE_MS, so a change fanned out to thousands of watchers does not hold up heartbeats and HTTP requests.
  */
 export class PeerBroadcaster {
   readonly #registry: AgentRegistry;
@@ -113,6 +117,8 @@ export class PeerBroadcaster {
   #sorted: PeerMessage[] | undefined;
   #inFlight = 0;
   #pumping = false;
+  /** a pump continuation is queued (setImmediate) */
+  #resume: NodeJS.Immediate | undefined;
   #timer: NodeJS.Timeout | undefined;
   readonly #stallSweep: NodeJS.Timeout;
 
@@ -170,6 +176,8 @@ export class PeerBroadcaster {
   close(): void {
     clearTimeout(this.#timer);
     this.#timer = undefined;
+    if (this.#resume) clearImmediate(this.#resume);
+    this.#resume = undefined;
     clearInterval(this.#stallSweep);
     this.#unsubscribeRegistry();
     const subs = [...this.#subscribers.keys()];
@@ -231,11 +239,21 @@ export class PeerBroadcaster {
 
   /** Sends what ready subscribers need, while the in-flight budget lasts. */
   #pump(): void {
-    if (this.#pumping) return;
+    if (this.#pumping || this.#resume) return;
     this.#pumping = true;
+    const started = performance.now();
     try {
       for (const sub of this.#ready) {
         if (this.#inFlight >= this.#maxInFlight) break;
+        // A change reaching 5000 watchers is 5000 sends; in one go they would hold the event loop for hundreds
+        // of ms (heartbeats and HTTP requests wait). Yield after a slice and carry on from the next turn.
+        if (performance.now() - started >= PUMP_SLICE_MS) {
+          this.#resume = setImmediate(() => {
+            this.#resume = undefined;
+            this.#pump();
+          });
+          break;
+        }
         this.#ready.delete(sub);
         const state = this.#subscribers.get(sub);
         if (state === undefined) continue;
