@@ -8,7 +8,7 @@ export interface HttpApiDeps {
   ready: () => boolean;
   isLeader: () => boolean;
   /** the topology snapshot's JSON body (spec §2.3) */
-  topologyJson: () => string;
+  topologyJson: () => Buffer;
   version: () => ControllerVersion;
 }
 
