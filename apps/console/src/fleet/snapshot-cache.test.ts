@@ -136,3 +136,33 @@ test("a slow snapshot is served stale for four times its compute time, beyond th
   gate?.();
   assert.equal(await waiting, 2);
 });
+
+test("keepWarm backs off after a failed refresh instead of polling a failing backend every period", async () => {
+  let t = 0;
+  let calls = 0;
+  let fail = false;
+  const cache = new SnapshotCache(
+    async () => {
+      calls++;
+      if (fail) throw new Error("prometheus down");
+      return calls;
+    },
+    2000,
+    60_000,
+    () => t,
+  );
+  await cache.get("tcp");
+  fail = true;
+  t = 3000; // stale: keepWarm refreshes, the refresh fails
+  const stop = cache.keepWarm(5, 600_000);
+  try {
+    await new Promise((r) => setTimeout(r, 50));
+    assert.equal(calls, 2, "one failed background refresh, then no retry within 10 s");
+    t = 13_500;
+    await new Promise((r) => setTimeout(r, 50));
+    assert.equal(calls, 3, "retried once 10 s after the failure");
+    assert.equal(await cache.get("tcp"), 1, "the old snapshot is still served meanwhile");
+  } finally {
+    stop();
+  }
+});

@@ -9,10 +9,13 @@
  * keepWarm() refreshes, in the background, the snapshots someone asked for recently as soon as they stop being
  * fresh, so a viewer who comes back after a pause is not left waiting for a full refresh (500 nodes: seconds).
  */
+/** After a failed refresh, the background one after it waits at least this long. */
+export const RETRY_AFTER_FAILURE_MS = 10_000;
+
 export class SnapshotCache<V> {
   private readonly entries = new Map<
     string,
-    { value?: V; at: number; took?: number; pending?: Promise<V>; asked?: number }
+    { value?: V; at: number; took?: number; pending?: Promise<V>; asked?: number; failed?: number }
   >();
 
   constructor(
@@ -42,7 +45,9 @@ export class SnapshotCache<V> {
 
   /**
    * Every `periodMs`, refreshes each snapshot asked for (or warmed) within the last `idleMs` that is no longer
-   * fresh. Keys that never computed are left to get(), so an unreachable backend is not polled. Returns the stop.
+   * fresh. Keys that never computed are left to get(), so an unreachable backend is not polled, and after a failed
+   * refresh the next background one waits RETRY_AFTER_FAILURE_MS (or the snapshot's fresh time, if longer).
+   * Returns the stop.
    */
   keepWarm(periodMs: number, idleMs: number): () => void {
     const timer = setInterval(() => {
@@ -52,7 +57,8 @@ export class SnapshotCache<V> {
           e.value !== undefined &&
           !e.pending &&
           now - (e.asked ?? e.at) < idleMs &&
-          !this.isFresh(e, now - e.at)
+          !this.isFresh(e, now - e.at) &&
+          (e.failed === undefined || !this.isFresh(e, now - e.failed, RETRY_AFTER_FAILURE_MS))
         )
           this.warm(key);
     }, periodMs);
@@ -60,8 +66,8 @@ export class SnapshotCache<V> {
     return () => clearInterval(timer);
   }
 
-  private isFresh(e: { took?: number }, age: number): boolean {
-    return age < Math.max(this.freshMs, 2 * (e.took ?? 0));
+  private isFresh(e: { took?: number }, age: number, floorMs = this.freshMs): boolean {
+    return age < Math.max(floorMs, 2 * (e.took ?? 0));
   }
 
   private refresh(key: string): Promise<V> {
@@ -76,6 +82,7 @@ export class SnapshotCache<V> {
       },
       (err: unknown) => {
         e.pending = undefined;
+        e.failed = this.now();
         throw err;
       },
     );
