@@ -8,6 +8,7 @@ import {
   waitForShutdown,
 } from "@svc/core";
 import { Controller } from "./controller.ts";
+import { applyHeapPolicy } from "./heap-policy.ts";
 import { createLeaderElector, kubeConfigFromEnvironment } from "./leader/index.ts";
 import { KubernetesNodeSource } from "./nodes/kubernetes-node-source.ts";
 
@@ -39,6 +40,8 @@ export async function runController(opts: RunControllerOptions = {}): Promise<nu
   const { config, warnings } = loaded;
   const logger = createLogger({ level: config.logLevel, format: config.logFormat, name: "controller" });
   for (const w of warnings) logger.warn({ warning: w }, "configuration warning");
+  const heapFlags = applyHeapPolicy();
+  if (heapFlags.length > 0) logger.debug({ flags: heapFlags }, "garbage-collection policy applied");
 
   // Inside Kubernetes (KUBERNETES_SERVICE_HOST set): Node watch and Lease election. Outside: nodes come from
   // registrations and this controller is always the leader. A developer's kubeconfig is never used.
