@@ -324,8 +324,8 @@ add(
 add("errors", "0", (r) => r.errors);
 
 const heapNote = values["controller-heap"]
-  ? ` The controller's node ran with --max-old-space-size=${values["controller-heap"]}.`
-  : " The controller's node ran with its default heap limit.";
+  ? ` The controller's node ran with --max-old-space-size=${values["controller-heap"]} (which replaces its own garbage-collection policy).`
+  : " The controller's node ran with its default heap limit and its own garbage-collection policy (apps/controller/src/heap-policy.ts).";
 const body = [
   `N simulated agents (Register, Heartbeat every 5 s, incremental WatchPeers) in the bench process over ${channels}`,
   `gRPC channels to a \`svc controller\` process on loopback; ${events} join + ${events} leave events per N, each`,
