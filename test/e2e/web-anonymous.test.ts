@@ -2,37 +2,18 @@
 // degraded backends named, no sign-out, Settings offers nothing to a viewer, keyboard navigation, a phone width,
 // and the server side of SPA serving (client-route fallback, JSON 404 under /api/, security headers).
 import assert from "node:assert/strict";
-import { after, before, describe, test } from "node:test";
+import { describe, test } from "node:test";
 import Fastify from "fastify";
-import type { Browser } from "playwright-core";
-import type { ConsoleServer } from "../../apps/console/src/server.ts";
 import { addWebRoutes, WEB_CSP } from "../../apps/console/src/web/static.ts";
 import { skipUnless } from "../helpers/env.ts";
 import { WEB_DIST } from "./web-build.ts";
-import {
-  browserMissing,
-  ensureWebBuilt,
-  launchChromium,
-  screenshot,
-  startWebConsole,
-} from "./web-harness.ts";
+import { browserMissing, screenshot, webSuite } from "./web-harness.ts";
 
 describe("console web app, anonymous mode", skipUnless(browserMissing()), () => {
-  let server: ConsoleServer;
-  let browser: Browser;
-
-  before(async () => {
-    ensureWebBuilt();
-    server = await startWebConsole("auth:\n  mode: anonymous\n");
-    browser = await launchChromium();
-  });
-  after(async () => {
-    await browser?.close();
-    await server?.stop();
-  });
+  const web = webSuite("auth:\n  mode: anonymous\n");
 
   test("client routes get the app shell, /api/ keeps its JSON 404, pages carry security headers", async () => {
-    const page = await fetch(`${server.httpUrl}/settings?tab=users`);
+    const page = await fetch(`${web.server.httpUrl}/settings?tab=users`);
     assert.equal(page.status, 200);
     assert.match(page.headers.get("content-type") ?? "", /^text\/html/);
     assert.equal(page.headers.get("content-security-policy"), WEB_CSP);
@@ -41,19 +22,19 @@ describe("console web app, anonymous mode", skipUnless(browserMissing()), () => 
     assert.match(html, /<meta name="svc-auth-mode" content="anonymous">/);
     const script = /src="(\/assets\/[^"]+\.js)"/.exec(html)?.[1];
     assert.ok(script, "index.html names its bundle");
-    const js = await fetch(`${server.httpUrl}${script}`);
+    const js = await fetch(`${web.server.httpUrl}${script}`);
     assert.equal(js.status, 200);
     assert.match(js.headers.get("content-type") ?? "", /javascript/);
     assert.match(js.headers.get("cache-control") ?? "", /immutable/);
-    const api404 = await fetch(`${server.httpUrl}/api/v1/no-such-route`);
+    const api404 = await fetch(`${web.server.httpUrl}/api/v1/no-such-route`);
     assert.equal(api404.status, 404);
     assert.deepEqual(await api404.json(), { error: { code: "not_found", message: "not found" } });
-    assert.equal((await fetch(`${server.httpUrl}/assets/missing.js`)).status, 404);
-    assert.equal((await fetch(`${server.httpUrl}/api/v1/config`)).status, 200, "API routes still answer");
+    assert.equal((await fetch(`${web.server.httpUrl}/assets/missing.js`)).status, 404);
+    assert.equal((await fetch(`${web.server.httpUrl}/api/v1/config`)).status, 200, "API routes still answer");
   });
 
   test("every page shows the anonymous banner and the degraded backends; no sign-out", async () => {
-    const ctx = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    const ctx = await web.browser.newContext({ viewport: { width: 1280, height: 800 } });
     const page = await ctx.newPage();
     page.setDefaultTimeout(10_000);
     for (const [path, heading, shot] of [
@@ -62,7 +43,7 @@ describe("console web app, anonymous mode", skipUnless(browserMissing()), () => 
       ["/topology", "Topology", "anonymous-topology"],
       ["/settings", "Settings", "anonymous-settings"],
     ] as const) {
-      await page.goto(`${server.httpUrl}${path}`);
+      await page.goto(`${web.server.httpUrl}${path}`);
       await page.getByRole("heading", { level: 1, name: heading }).waitFor();
       const banner = page.getByTestId("anonymous-banner");
       await banner.waitFor();
@@ -82,10 +63,10 @@ describe("console web app, anonymous mode", skipUnless(browserMissing()), () => 
   });
 
   test("keyboard: Tab reaches the navigation and Enter follows a link; focus is visible", async () => {
-    const ctx = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    const ctx = await web.browser.newContext({ viewport: { width: 1280, height: 800 } });
     const page = await ctx.newPage();
     page.setDefaultTimeout(10_000);
-    await page.goto(`${server.httpUrl}/`);
+    await page.goto(`${web.server.httpUrl}/`);
     await page.getByRole("heading", { level: 1, name: "Overview" }).waitFor();
     const seen: string[] = [];
     for (let i = 0; i < 10 && !seen.includes("Settings"); i++) {
@@ -103,10 +84,10 @@ describe("console web app, anonymous mode", skipUnless(browserMissing()), () => 
   });
 
   test("a 390 px phone screen: the menu button opens the navigation", async () => {
-    const ctx = await browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true });
+    const ctx = await web.browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true });
     const page = await ctx.newPage();
     page.setDefaultTimeout(10_000);
-    await page.goto(`${server.httpUrl}/`);
+    await page.goto(`${web.server.httpUrl}/`);
     await page.getByTestId("anonymous-banner").waitFor();
     const matrix = page.getByRole("link", { name: "Matrix" });
     assert.equal(await matrix.isVisible(), false, "navigation folded behind Menu");
@@ -126,7 +107,7 @@ describe("console web app, anonymous mode", skipUnless(browserMissing()), () => 
     await addWebRoutes(bare, { root: WEB_DIST, authMode: "oidc" });
     const base = await bare.listen({ host: "127.0.0.1", port: 0 });
     try {
-      const ctx = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+      const ctx = await web.browser.newContext({ viewport: { width: 1280, height: 800 } });
       const page = await ctx.newPage();
       page.setDefaultTimeout(10_000);
       await page.goto(`${base}/sign-in?next=${encodeURIComponent("/settings?tab=tokens")}`);

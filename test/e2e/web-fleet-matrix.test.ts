@@ -2,41 +2,23 @@
 // (web-fleet-stub.ts): the DOM grid (tiers, PMTU badge words, Not run, unplanned pairs, hover figures, keyboard
 // to a pair) and the 200-node canvas (hit-tested hover and click, the keyboard node picker).
 import assert from "node:assert/strict";
-import { after, before, describe, test } from "node:test";
-import type { Browser, Page } from "playwright-core";
-import type { ConsoleServer } from "../../apps/console/src/server.ts";
+import { describe, test } from "node:test";
+import type { Page } from "playwright-core";
 import { TIER_COLOR } from "../../apps/web/src/components/fleet/format.ts";
 import { skipUnless } from "../helpers/env.ts";
 import { syntheticMatrix } from "./testdata/fleet-fixtures.ts";
 import { stubFleet } from "./web-fleet-stub.ts";
-import {
-  browserMissing,
-  ensureWebBuilt,
-  launchChromium,
-  screenshot,
-  startWebConsole,
-} from "./web-harness.ts";
+import { browserMissing, screenshot, webSuite } from "./web-harness.ts";
 
 describe("console web app: the Matrix page", skipUnless(browserMissing()), () => {
-  let server: ConsoleServer;
-  let browser: Browser;
-
-  before(async () => {
-    ensureWebBuilt();
-    server = await startWebConsole("auth:\n  mode: anonymous\n");
-    browser = await launchChromium();
-  });
-  after(async () => {
-    await browser?.close();
-    await server?.stop();
-  });
+  const web = webSuite("auth:\n  mode: anonymous\n");
 
   async function open(path: string): Promise<Page> {
-    const ctx = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    const ctx = await web.browser.newContext({ viewport: { width: 1280, height: 900 } });
     const page = await ctx.newPage();
     page.setDefaultTimeout(10_000);
     await stubFleet(page, "ok");
-    await page.goto(`${server.httpUrl}${path}`);
+    await page.goto(`${web.server.httpUrl}${path}`);
     return page;
   }
   const tiers = (page: Page) =>

@@ -2,42 +2,24 @@
 // API answers come from test fixtures (web-fleet-stub.ts), and the degraded states: 503 metrics_unconfigured and
 // 502 controller unreachable named as such, an unknown node's named 404 card, Run check hidden from a viewer.
 import assert from "node:assert/strict";
-import { after, before, describe, test } from "node:test";
-import type { Browser, Page } from "playwright-core";
-import type { ConsoleServer } from "../../apps/console/src/server.ts";
+import { describe, test } from "node:test";
+import type { Page } from "playwright-core";
 import { skipUnless } from "../helpers/env.ts";
 import { stubFleet } from "./web-fleet-stub.ts";
-import {
-  browserMissing,
-  ensureWebBuilt,
-  launchChromium,
-  screenshot,
-  startWebConsole,
-} from "./web-harness.ts";
+import { browserMissing, screenshot, webSuite } from "./web-harness.ts";
 
 describe("console web app: Node, Pair, Overview and Topology pages", skipUnless(browserMissing()), () => {
-  let server: ConsoleServer;
-  let browser: Browser;
-
-  before(async () => {
-    ensureWebBuilt();
-    server = await startWebConsole("auth:\n  mode: anonymous\n  anonymous:\n    role: operator\n");
-    browser = await launchChromium();
-  });
-  after(async () => {
-    await browser?.close();
-    await server?.stop();
-  });
+  const web = webSuite("auth:\n  mode: anonymous\n  anonymous:\n    role: operator\n");
 
   async function open(
     path: string,
     mode: "ok" | "degraded" = "ok",
   ): Promise<{ page: Page; checks: unknown[] }> {
-    const ctx = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    const ctx = await web.browser.newContext({ viewport: { width: 1280, height: 900 } });
     const page = await ctx.newPage();
     page.setDefaultTimeout(10_000);
     const checks = await stubFleet(page, mode);
-    await page.goto(`${server.httpUrl}${path}`);
+    await page.goto(`${web.server.httpUrl}${path}`);
     return { page, checks };
   }
   const headers = (page: Page) => page.getByTestId("peer-table").locator("thead th").allInnerTexts();
@@ -98,7 +80,7 @@ describe("console web app: Node, Pair, Overview and Topology pages", skipUnless(
   });
 
   test("Run check is not offered without runs:create", async () => {
-    const ctx = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    const ctx = await web.browser.newContext({ viewport: { width: 1280, height: 900 } });
     const page = await ctx.newPage();
     page.setDefaultTimeout(10_000);
     await stubFleet(page, "ok");
@@ -112,7 +94,7 @@ describe("console web app: Node, Pair, Overview and Topology pages", skipUnless(
       };
       await route.fulfill({ response: real, json: viewer });
     });
-    await page.goto(`${server.httpUrl}/pairs/node-1/node-2`);
+    await page.goto(`${web.server.httpUrl}/pairs/node-1/node-2`);
     await page.getByTestId("pair-health").waitFor();
     assert.equal(await page.getByRole("button", { name: "Run check" }).count(), 0);
     await ctx.close();
@@ -164,10 +146,10 @@ describe("console web app: Node, Pair, Overview and Topology pages", skipUnless(
     await card("Metrics server not configured").waitFor();
     await screenshot(page, "fleet-matrix-metrics-unconfigured");
     for (const path of ["/", "/nodes/node-1", "/pairs/node-1/node-2"]) {
-      await page.goto(`${server.httpUrl}${path}`);
+      await page.goto(`${web.server.httpUrl}${path}`);
       await card("Metrics server not configured").waitFor();
     }
-    await page.goto(`${server.httpUrl}/topology`);
+    await page.goto(`${web.server.httpUrl}/topology`);
     await card("Controller unreachable").waitFor();
     assert.match(await card("Controller unreachable").innerText(), /ECONNREFUSED/);
     await screenshot(page, "fleet-topology-controller-unreachable");

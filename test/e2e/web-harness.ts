@@ -3,6 +3,7 @@
 import { spawnSync } from "node:child_process";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
+import { after, before } from "node:test";
 import { type Browser, chromium, type Page } from "playwright-core";
 import { parseConsoleConfig } from "../../apps/console/src/config/load.ts";
 import { ConsoleServer } from "../../apps/console/src/server.ts";
@@ -77,4 +78,34 @@ export function countRequests(page: Page, path: string): { count: number } {
     if (new URL(r.url()).pathname === path) c.count++;
   });
   return c;
+}
+
+/** A console from `yaml` serving the built SPA, and a Chromium, both started before and stopped after a suite. */
+export interface WebSuite {
+  readonly server: ConsoleServer;
+  readonly browser: Browser;
+}
+
+/** Registers the suite's before/after hooks; the returned object holds the console and browser once started. */
+export function webSuite(yaml: string): WebSuite {
+  const suite: { server?: ConsoleServer; browser?: Browser } = {};
+  before(async () => {
+    ensureWebBuilt();
+    suite.server = await startWebConsole(yaml);
+    suite.browser = await launchChromium();
+  });
+  after(async () => {
+    await suite.browser?.close();
+    await suite.server?.stop();
+  });
+  return {
+    get server() {
+      if (!suite.server) throw new Error("web suite not started");
+      return suite.server;
+    },
+    get browser() {
+      if (!suite.browser) throw new Error("web suite not started");
+      return suite.browser;
+    },
+  };
 }
