@@ -13,6 +13,7 @@ export * from "./config/validate.ts";
 export * from "./config/watch.ts";
 export * from "./config/yaml-source.ts";
 export * from "./lifecycle.ts";
+export * from "./log/basic-logger.ts";
 export * from "./log/logger.ts";
 export { formatTextLine } from "./log/text.ts";
 export * from "./version.ts";
