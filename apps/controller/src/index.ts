@@ -23,7 +23,7 @@ export {
 export { TopologyEvents } from "./events/topology-events.ts";
 export * from "./external/index.ts";
 export * from "./gateway/index.ts";
-export { peerMessage } from "./grpc/peer-broadcaster.ts";
+export { peerMessage } from "./grpc/peer-message.ts";
 export * from "./leader/index.ts";
 export type { Logger } from "./logger.ts";
 export { type RunControllerOptions, runController } from "./main.ts";

@@ -28,3 +28,12 @@ export function applyPeerList(held: Map<string, PeerMessage>, list: PeerList, se
   else for (const id of list.removed ?? []) held.delete(id);
   for (const p of list.peers) if (p.agent_id !== self) held.set(p.agent_id, p);
 }
+
+/** The order of peer lists on both sides: node name, then agent id (plain code-unit comparison). */
+export function byNodeThenId(a: PeerMessage, b: PeerMessage): number {
+  return compare(a.node_name, b.node_name) || compare(a.agent_id, b.agent_id);
+}
+
+function compare(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}

@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import {
   type AgentServiceClient,
   applyPeerList,
+  byNodeThenId,
   createAgentServiceClient,
   grpc,
   type Peer,
@@ -244,12 +245,4 @@ export class RegistrationClient {
       }
     });
   }
-}
-
-function byNodeThenId(a: PeerMessage, b: PeerMessage): number {
-  return compare(a.node_name, b.node_name) || compare(a.agent_id, b.agent_id);
-}
-
-function compare(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
 }

@@ -1,6 +1,6 @@
-import { type PeerList, type PeerMessage, withPeerWire } from "@svc/protocol";
-import type { RegisteredAgent } from "../registry/agent.ts";
+import { byNodeThenId, type PeerList, type PeerMessage, withPeerWire } from "@svc/protocol";
 import type { AgentRegistry, RegistryChange } from "../registry/registry.ts";
+import { peerKey, peerMessage } from "./peer-message.ts";
 
 /** Longest run of sends before the broadcaster lets other work in, ms. */
 export const PUMP_SLICE_MS = 10;
@@ -40,20 +40,6 @@ export interface PeerBroadcasterOptions {
    * watcher itself still gets nothing more until its message leaves
    */
   stalledAfterMs?: number;
-}
-
-/** The wire form of an agent as a peer: never carries metricsPort. */
-export function peerMessage(a: RegisteredAgent): PeerMessage {
-  return {
-    agent_id: a.id,
-    node_name: a.nodeName,
-    address: a.address,
-    zone: a.zone,
-    labels: { ...a.labels },
-    capabilities: [...a.capabilities],
-    http_port: a.httpPort,
-    udp_port: a.udpPort,
-  };
 }
 
 /** What a subscriber was last told about itself. */
@@ -374,29 +360,4 @@ function sameView(a: SubscriberView, b: SubscriberView): boolean {
     a.planned.length === b.planned.length &&
     a.planned.every((n, i) => n === b.planned[i])
   );
-}
-
-/** Canonical form of a peer (label order ignored) for change detection. */
-function peerKey(m: PeerMessage): string {
-  const labels = Object.keys(m.labels)
-    .sort()
-    .map((k) => [k, m.labels[k]]);
-  return JSON.stringify([
-    m.agent_id,
-    m.node_name,
-    m.address,
-    m.zone,
-    labels,
-    m.capabilities,
-    m.http_port,
-    m.udp_port,
-  ]);
-}
-
-function byNodeThenId(a: PeerMessage, b: PeerMessage): number {
-  return compare(a.node_name, b.node_name) || compare(a.agent_id, b.agent_id);
-}
-
-function compare(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
 }
