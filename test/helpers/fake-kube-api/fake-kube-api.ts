@@ -1,7 +1,9 @@
 import { randomUUID } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { type KubeObject, type KubeStatus, kubeStatus, type WatchEvent } from "./kube-objects.ts";
+import { HANDLED, type Handled, json, notFound, readBody, sendStatus } from "./kube-http.ts";
+import { type KubeObject, kubeStatus, type WatchEvent } from "./kube-objects.ts";
+import { FakeLeases } from "./lease-route.ts";
 
 const LEASES = /^\/apis\/coordination\.k8s\.io\/v1\/namespaces\/([^/]+)\/leases(?:\/([^/]+))?$/;
 const NODES = /^\/api\/v1\/nodes(?:\/([^/]+))?$/;
@@ -11,10 +13,6 @@ interface NodeEvent {
   type: "ADDED" | "MODIFIED" | "DELETED";
   object: KubeObject;
 }
-
-/** A request has been answered (or, for a held watch, will be). */
-type Handled = "handled";
-const HANDLED: Handled = "handled";
 
 interface OpenWatch {
   res: ServerResponse;
@@ -65,7 +63,14 @@ export class FakeKubeApi {
   };
   readonly #server: Server;
   readonly #nodes = new Map<string, KubeObject>();
-  readonly #leases = new Map<string, KubeObject>();
+  readonly #leases = new FakeLeases({
+    counters: this.counters,
+    stamp: (obj, old) => this.#stamp(obj, old),
+    version: () => this.#rv,
+    bump: () => {
+      this.#rv++;
+    },
+  });
   readonly #history: NodeEvent[] = [];
   readonly #watches = new Set<OpenWatch>();
   readonly #held: (() => void)[] = [];
@@ -79,7 +84,7 @@ export class FakeKubeApi {
     this.#goneAs = opts.goneAs ?? "event";
     this.#server = createServer((req, res) => {
       this.#handle(req, res).catch((err: unknown) => {
-        if (!res.headersSent) this.#status(res, kubeStatus(500, "InternalError", String(err)));
+        if (!res.headersSent) sendStatus(res, kubeStatus(500, "InternalError", String(err)));
       });
     });
   }
@@ -158,8 +163,7 @@ export class FakeKubeApi {
 
   /** The stored Lease, if any. */
   lease(namespace: string, name: string): KubeObject | undefined {
-    const l = this.#leases.get(`${namespace}/${name}`);
-    return l ? structuredClone(l) : undefined;
+    return this.#leases.get(namespace, name);
   }
 
   /** Forgets the event history: a watch from any version older than the current one gets 410 Gone. */
@@ -208,14 +212,14 @@ export class FakeKubeApi {
     const url = new URL(req.url ?? "/", "http://fake");
     const body = await readBody(req);
     if (this.#unavailable) {
-      return this.#status(res, kubeStatus(503, "ServiceUnavailable", "the fake API server is unavailable"));
+      return sendStatus(res, kubeStatus(503, "ServiceUnavailable", "the fake API server is unavailable"));
     }
     const nodes = NODES.exec(url.pathname);
     if (nodes) {
-      if (req.method !== "GET") return this.#status(res, kubeStatus(405, "MethodNotAllowed", "read only"));
+      if (req.method !== "GET") return sendStatus(res, kubeStatus(405, "MethodNotAllowed", "read only"));
       if (nodes[1] !== undefined) {
         const n = this.#nodes.get(decodeURIComponent(nodes[1]));
-        if (!n) return this.#status(res, notFound("nodes", nodes[1]));
+        if (!n) return sendStatus(res, notFound("nodes", nodes[1]));
         return json(res, 200, n);
       }
       if (url.searchParams.get("watch") === "true" || url.searchParams.get("watch") === "1") {
@@ -231,8 +235,8 @@ export class FakeKubeApi {
     }
     const leases = LEASES.exec(url.pathname);
     if (leases?.[1] !== undefined)
-      return this.#leaseRoute(req.method ?? "GET", leases[1], leases[2], body, res);
-    return this.#status(res, kubeStatus(404, "NotFound", "the server could not find the requested resource"));
+      return this.#leases.route(req.method ?? "GET", leases[1], leases[2], body, res);
+    return sendStatus(res, kubeStatus(404, "NotFound", "the server could not find the requested resource"));
   }
 
   #watchNodes(url: URL, res: ServerResponse): Handled {
@@ -244,14 +248,14 @@ export class FakeKubeApi {
     const rvParam = url.searchParams.get("resourceVersion") ?? "";
     const from = rvParam === "" || rvParam === "0" ? undefined : Number(rvParam);
     if (from !== undefined && !Number.isInteger(from)) {
-      return this.#status(res, kubeStatus(400, "BadRequest", `invalid resourceVersion ${rvParam}`));
+      return sendStatus(res, kubeStatus(400, "BadRequest", `invalid resourceVersion ${rvParam}`));
     }
     if (from !== undefined && from < this.#compactedRv) {
       this.counters.gone++;
-      const status = kubeStatus(410, "Expired", `too old resource version: ${from} (${this.#compactedRv})`);
-      if (this.#goneAs === "status") return this.#status(res, status);
+      const expired = kubeStatus(410, "Expired", `too old resource version: ${from} (${this.#compactedRv})`);
+      if (this.#goneAs === "status") return sendStatus(res, expired);
       res.writeHead(200, { "Content-Type": "application/json" });
-      res.end(`${JSON.stringify({ type: "ERROR", object: status })}\n`);
+      res.end(`${JSON.stringify({ type: "ERROR", object: expired })}\n`);
       return HANDLED;
     }
     res.writeHead(200, { "Content-Type": "application/json", "Transfer-Encoding": "chunked" });
@@ -278,129 +282,4 @@ export class FakeKubeApi {
     clearTimeout(w.timer);
     w.res.end();
   }
-
-  #leaseRoute(
-    method: string,
-    ns: string,
-    name: string | undefined,
-    body: string,
-    res: ServerResponse,
-  ): Handled {
-    if (name === undefined) {
-      if (method === "GET") {
-        const items = [...this.#leases.values()].filter((l) => l.metadata.namespace === ns);
-        return json(res, 200, {
-          kind: "LeaseList",
-          apiVersion: "coordination.k8s.io/v1",
-          metadata: { resourceVersion: String(this.#rv) },
-          items,
-        });
-      }
-      if (method !== "POST") return this.#status(res, kubeStatus(405, "MethodNotAllowed", method));
-      const obj = parseObject(body);
-      if (!obj) return this.#status(res, kubeStatus(400, "BadRequest", "body is not a Lease"));
-      const key = `${ns}/${obj.metadata.name}`;
-      if (this.#leases.has(key)) {
-        this.counters.leaseConflicts++;
-        return this.#status(
-          res,
-          kubeStatus(
-            409,
-            "AlreadyExists",
-            `leases.coordination.k8s.io "${obj.metadata.name}" already exists`,
-            {
-              name: obj.metadata.name,
-              group: "coordination.k8s.io",
-              kind: "leases",
-            },
-          ),
-        );
-      }
-      this.counters.leaseCreates++;
-      const stored = this.#stamp({ ...obj, apiVersion: "coordination.k8s.io/v1", kind: "Lease" }, undefined);
-      stored.metadata.namespace = ns;
-      this.#leases.set(key, stored);
-      return json(res, 201, stored);
-    }
-    const key = `${ns}/${name}`;
-    const current = this.#leases.get(key);
-    if (method === "GET") {
-      this.counters.leaseGets++;
-      return current ? json(res, 200, current) : this.#status(res, notFound("leases", name));
-    }
-    if (method === "DELETE") {
-      if (!current) return this.#status(res, notFound("leases", name));
-      this.#leases.delete(key);
-      this.#rv++;
-      return json(res, 200, current);
-    }
-    if (method !== "PUT") return this.#status(res, kubeStatus(405, "MethodNotAllowed", method));
-    const obj = parseObject(body);
-    if (!obj || obj.metadata.name !== name) {
-      return this.#status(
-        res,
-        kubeStatus(400, "BadRequest", "the name of the object does not match the URL"),
-      );
-    }
-    if (!current) return this.#status(res, notFound("leases", name));
-    if (obj.metadata.resourceVersion === undefined || obj.metadata.resourceVersion === "") {
-      return this.#status(
-        res,
-        kubeStatus(422, "Invalid", "metadata.resourceVersion: must be specified for an update"),
-      );
-    }
-    if (obj.metadata.resourceVersion !== current.metadata.resourceVersion) {
-      this.counters.leaseConflicts++;
-      return this.#status(
-        res,
-        kubeStatus(
-          409,
-          "Conflict",
-          `Operation cannot be fulfilled on leases.coordination.k8s.io "${name}": the object has been modified; please apply your changes to the latest version and try again`,
-          { name, group: "coordination.k8s.io", kind: "leases" },
-        ),
-      );
-    }
-    this.counters.leaseUpdates++;
-    const stored = this.#stamp({ ...obj, apiVersion: "coordination.k8s.io/v1", kind: "Lease" }, current);
-    stored.metadata.namespace = ns;
-    this.#leases.set(key, stored);
-    return json(res, 200, stored);
-  }
-
-  #status(res: ServerResponse, status: KubeStatus): Handled {
-    return json(res, status.code, status);
-  }
-}
-
-function notFound(resource: string, name: string): KubeStatus {
-  const group = resource === "leases" ? "coordination.k8s.io" : "";
-  const qualified = group ? `${resource}.${group}` : resource;
-  return kubeStatus(404, "NotFound", `${qualified} "${name}" not found`, { name, group, kind: resource });
-}
-
-function json(res: ServerResponse, code: number, body: unknown): Handled {
-  const text = JSON.stringify(body);
-  res.writeHead(code, { "Content-Type": "application/json", "Content-Length": Buffer.byteLength(text) });
-  res.end(text);
-  return HANDLED;
-}
-
-function parseObject(body: string): KubeObject | undefined {
-  try {
-    const v = JSON.parse(body) as unknown;
-    if (typeof v !== "object" || v === null) return undefined;
-    const meta = (v as { metadata?: unknown }).metadata;
-    if (typeof meta !== "object" || meta === null) return undefined;
-    if (typeof (meta as { name?: unknown }).name !== "string") return undefined;
-    return v as KubeObject;
-  } catch {
-    return undefined;
-  }
-}
-
-async function readBody(req: IncomingMessage): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const c of req) chunks.push(c as Buffer);
-  return Buffer.concat(chunks).toString("utf8");
 }
