@@ -164,21 +164,30 @@ static void call_cb(sock_t *s, napi_ref ref, size_t argc, napi_value *argv) {
   napi_make_callback(env, s->actx, recv, fn, argc, argv, &res);
 }
 
+// A receive into the socket's buffer: source address into `from` (zeroed), ancillary data into `ctrl`.
+static void recv_msg_init(sock_t *s, struct msghdr *msg, struct iovec *iov, struct sockaddr_storage *from,
+                          char *ctrl, size_t ctrl_len) {
+  memset(from, 0, sizeof *from);
+  memset(msg, 0, sizeof *msg);
+  iov->iov_base = s->buf;
+  iov->iov_len = RECV_BUF;
+  msg->msg_name = from;
+  msg->msg_namelen = sizeof *from;
+  msg->msg_iov = iov;
+  msg->msg_iovlen = 1;
+  msg->msg_control = ctrl;
+  msg->msg_controllen = ctrl_len;
+}
+
 // Drains the error queue: ICMP errors and local errors (EMSGSIZE ...).
 static void drain_errqueue(sock_t *s) {
   for (;;) {
     if (s->closing) return;
     struct sockaddr_storage from;
     char ctrl[512];
-    struct iovec iov = {s->buf, RECV_BUF};
-    struct msghdr msg = {0};
-    msg.msg_name = &from;
-    msg.msg_namelen = sizeof from;
-    msg.msg_iov = &iov;
-    msg.msg_iovlen = 1;
-    msg.msg_control = ctrl;
-    msg.msg_controllen = sizeof ctrl;
-    memset(&from, 0, sizeof from);
+    struct iovec iov;
+    struct msghdr msg;
+    recv_msg_init(s, &msg, &iov, &from, ctrl, sizeof ctrl);
     ssize_t n = recvmsg(s->fd, &msg, MSG_ERRQUEUE | MSG_DONTWAIT);
     if (n < 0) return;
     struct sock_extended_err *ee = NULL;
@@ -222,14 +231,9 @@ static void drain_messages(sock_t *s) {
     if (s->closing) return;
     struct sockaddr_storage from;
     char ctrl[512];
-    struct iovec iov = {s->buf, RECV_BUF};
-    struct msghdr msg = {0};
-    msg.msg_name = &from;
-    msg.msg_namelen = sizeof from;
-    msg.msg_iov = &iov;
-    msg.msg_iovlen = 1;
-    msg.msg_control = ctrl;
-    msg.msg_controllen = sizeof ctrl;
+    struct iovec iov;
+    struct msghdr msg;
+    recv_msg_init(s, &msg, &iov, &from, ctrl, sizeof ctrl);
     ssize_t n = recvmsg(s->fd, &msg, MSG_DONTWAIT);
     uint64_t now = uv_hrtime();
     if (n < 0) {
