@@ -5,7 +5,13 @@
  * made only for the one under the pointer. DOM-free (checked by cell-grid.test.ts).
  */
 import { impliedCell, LETTER_TIER } from "../../../../console/src/web/matrix-grid.ts";
-import type { FleetMatrixGrid, FleetTier, MatrixCell, MatrixNode } from "../../components/fleet/types.ts";
+import type {
+  FleetMatrixGrid,
+  FleetProtocol,
+  FleetTier,
+  MatrixCell,
+  MatrixNode,
+} from "../../components/fleet/types.ts";
 
 export class CellGrid {
   /** nodes per side */
@@ -16,11 +22,15 @@ export class CellGrid {
   readonly #answerIndex: Int32Array;
   readonly #index = new Map<string, number>();
   readonly #details = new Map<number, MatrixCell>();
+  /** the answer's side (its nodes), letters and protocol */
+  readonly #an: number;
+  readonly #tiers: string;
+  readonly #protocol: FleetProtocol;
 
   constructor(
     /** the nodes in display order (a permutation of the answer's) */
     readonly nodes: readonly MatrixNode[],
-    private readonly answer: FleetMatrixGrid | undefined,
+    answer: FleetMatrixGrid | undefined,
   ) {
     this.n = nodes.length;
     const answerIndex = new Map((answer?.nodes ?? []).map((node, i) => [node.name, i]));
@@ -30,12 +40,15 @@ export class CellGrid {
       this.#answerIndex[i] = answerIndex.get(node.name) ?? -1;
     }
     const an = answer?.nodes.length ?? 0;
+    this.#an = an;
+    this.#tiers = answer?.tiers ?? "";
+    this.#protocol = answer?.protocol ?? "tcp";
     for (const c of answer?.details ?? []) {
       const s = answerIndex.get(c.source);
       const d = answerIndex.get(c.destination);
       if (s !== undefined && d !== undefined) this.#details.set(s * an + d, c);
     }
-    this.size = answer && answer.tiers.length === an * an ? an * (an - 1) : 0;
+    this.size = an > 0 && this.#tiers.length === an * an ? an * (an - 1) : 0;
   }
 
   /** Tier at (row, col): "nodata" when the answer has none; null on the diagonal or off the grid. */
@@ -43,9 +56,8 @@ export class CellGrid {
     if (row === col || row < 0 || col < 0 || row >= this.n || col >= this.n) return null;
     const s = this.#answerIndex[row] ?? -1;
     const d = this.#answerIndex[col] ?? -1;
-    const an = this.answer?.nodes.length ?? 0;
     if (s < 0 || d < 0) return "nodata";
-    return LETTER_TIER[this.answer?.tiers[s * an + d] ?? ""] ?? "nodata";
+    return LETTER_TIER[this.#tiers[s * this.#an + d] ?? ""] ?? "nodata";
   }
 
   /** Cell at (row, col) with its figures; null on the diagonal or off the grid. */
@@ -54,11 +66,10 @@ export class CellGrid {
     const source = this.nodes[row]?.name;
     const destination = this.nodes[col]?.name;
     if (tier === null || source === undefined || destination === undefined) return null;
-    const an = this.answer?.nodes.length ?? 0;
     const s = this.#answerIndex[row] ?? -1;
     const d = this.#answerIndex[col] ?? -1;
-    const detail = s < 0 || d < 0 ? undefined : this.#details.get(s * an + d);
-    return detail ?? impliedCell(this.answer?.protocol ?? "tcp", source, destination, tier);
+    const detail = s < 0 || d < 0 ? undefined : this.#details.get(s * this.#an + d);
+    return detail ?? impliedCell(this.#protocol, source, destination, tier);
   }
 
   /** The cell from `source` to `destination`, or undefined for unknown nodes and the diagonal. */
