@@ -34,11 +34,14 @@ const { values } = parseArgs({
     peers: { type: "string", default: "100,1000" },
     seconds: { type: "string", default: "60" },
     warmup: { type: "string", default: "10" },
+    // the probe checkers to run (the others are disabled); for attributing cost to one checker
+    planes: { type: "string", default: "tcp,udp,icmp" },
   },
 });
 const peerCounts = values.peers.split(",").map(Number);
 const seconds = Number(values.seconds);
 const warmup = Number(values.warmup);
+const planes = new Set(values.planes.split(","));
 const SVC_BIN = new URL("../../packages/cli/bin/svc.mjs", import.meta.url).pathname;
 // Measure what nodes run: the bundled agent, built from the current sources.
 execFileSync(process.execPath, [new URL("../../scripts/build.mjs", import.meta.url).pathname], {
@@ -116,7 +119,14 @@ async function runOne(n: number): Promise<(string | number)[]> {
       grpcPort,
       logLevel: "warn",
       controllerAddress: `127.0.0.1:${controller.grpcPort}`,
-      checkers: { dns: { enabled: false }, http: { enabled: false }, pmtu: { enabled: false } },
+      checkers: {
+        dns: { enabled: false },
+        http: { enabled: false },
+        pmtu: { enabled: false },
+        tcp: { enabled: planes.has("tcp") },
+        udp: { enabled: planes.has("udp") },
+        icmp: { enabled: planes.has("icmp") },
+      },
     }),
   );
   // SVC_BENCH_NODE: a wrapper to run the agent's node with (e.g. a script adding --cpu-prof) when profiling
