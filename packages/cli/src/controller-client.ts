@@ -1,4 +1,4 @@
-import type { TopologySnapshot } from "@svc/protocol";
+import type { CheckResult, TopologySnapshot } from "@svc/protocol";
 
 /** Environment variable naming the controller's HTTP API base URL. */
 export const CONTROLLER_URL_ENV = "SVC_CONTROLLER_URL";
@@ -13,19 +13,8 @@ export interface DiagnosticBody {
   destinationAddress?: string;
 }
 
-/** CheckResult (spec §2.5) as the controller answers it; durations are integer nanoseconds. */
-export interface CheckResultBody {
-  type: string;
-  success: boolean;
-  source: string;
-  destination: string;
-  sourceZone: string;
-  destZone: string;
-  duration: number;
-  details: Record<string, unknown>;
-  error?: string;
-  timestamp?: string;
-}
+/** CheckResult (spec §2.5) as the controller answers it. */
+export type CheckResultBody = CheckResult;
 
 /**
  * The controller could not be reached (`status` 0) or answered other than 200. `message` is ready to print:

@@ -3,6 +3,7 @@
  * the web app through web/api-types.ts. Type-only: nothing here exists at runtime.
  * Contract: fields may be added, never renamed or removed.
  */
+import type { CheckResult } from "@svc/protocol";
 
 /** The four measured protocols a matrix / node page / pair page is drawn for. */
 export type FleetProtocol = "tcp" | "udp" | "icmp" | "pmtu";
@@ -170,19 +171,5 @@ export interface FleetCheckRequest {
   type?: "tcp";
 }
 
-/**
- * POST /api/v1/fleet/check response 200: the controller's CheckResult (spec §2.5) as it answered. `success` false
- * means the check ran and failed; durations are integer nanoseconds.
- */
-export interface FleetCheckResult {
-  type: string;
-  success: boolean;
-  source: string;
-  destination: string;
-  sourceZone: string;
-  destZone: string;
-  duration: number;
-  details: Record<string, unknown>;
-  error?: string;
-  timestamp?: string;
-}
+/** POST /api/v1/fleet/check response 200: the controller's CheckResult (spec §2.5) as it answered. */
+export type FleetCheckResult = CheckResult;

@@ -1,24 +1,7 @@
-import type { TaskResultMessage } from "@svc/protocol";
+import type { TaskResultMessage, CheckResult as WireCheckResult } from "@svc/protocol";
 
-/**
- * CheckResult (spec §2.5), the 200 body of POST /api/v1/diagnostics. `duration` and every duration inside
- * `details` are integer nanoseconds. Beyond the spec's fields it carries `timestamp` (RFC 3339: the agent's
- * clock, else the controller's) and `error` (only when the agent reported one).
- */
-export interface CheckResult {
-  type: string;
-  success: boolean;
-  /** source node name */
-  source: string;
-  /** node name, or the external target's name (never its address) */
-  destination: string;
-  sourceZone: string;
-  destZone: string;
-  duration: number;
-  details: Record<string, unknown>;
-  error?: string;
-  timestamp: string;
-}
+/** CheckResult (spec §2.5) as this controller answers it: always with `timestamp`. */
+export type CheckResult = WireCheckResult & { timestamp: string };
 
 /** Who was probed, as the controller resolved it. */
 export interface CheckParties {
