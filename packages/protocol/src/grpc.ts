@@ -97,21 +97,24 @@ interface ServiceCtor<C> {
   service: grpc.ServiceDefinition;
 }
 
+/** How the .proto is loaded: snake_case fields as in the file, 64-bit integers as numbers, enums as names. */
+export const PROTO_LOADER_OPTIONS: protoLoader.Options = {
+  keepCase: true,
+  longs: Number,
+  enums: String,
+  defaults: true,
+  arrays: true,
+  objects: true,
+  oneofs: true,
+};
+
 type ServiceName = "AgentService" | "TaskService" | "ExternalCheckService" | "EventService";
 let cached: Record<ServiceName, unknown> | undefined;
 
 /** The svc.v1 services loaded from the .proto (once per process). */
 export function loadService<C>(name: ServiceName): ServiceCtor<C> {
   if (!cached) {
-    const def = protoLoader.loadSync(PROTO_PATH, {
-      keepCase: true,
-      longs: Number,
-      enums: String,
-      defaults: true,
-      arrays: true,
-      objects: true,
-      oneofs: true,
-    });
+    const def = protoLoader.loadSync(PROTO_PATH, PROTO_LOADER_OPTIONS);
     const pkg = grpc.loadPackageDefinition(def) as unknown as { svc: { v1: Record<ServiceName, unknown> } };
     cached = pkg.svc.v1;
     // Peer lists are the controller's bulk traffic: encode them with the fast path that reuses each peer's

@@ -1,20 +1,12 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import * as protoLoader from "@grpc/proto-loader";
-import { type PeerList, type PeerMessage, PROTO_PATH } from "./grpc.ts";
+import { type PeerList, type PeerMessage, PROTO_LOADER_OPTIONS, PROTO_PATH } from "./grpc.ts";
 import { encodePeerList, withPeerWire } from "./peer-list-wire.ts";
 import { applyPeerList } from "./peer-message.ts";
 
 // The protobuf.js codec as proto-loader builds it, to compare the fast encoder against.
-const def = protoLoader.loadSync(PROTO_PATH, {
-  keepCase: true,
-  longs: Number,
-  enums: String,
-  defaults: true,
-  arrays: true,
-  objects: true,
-  oneofs: true,
-});
+const def = protoLoader.loadSync(PROTO_PATH, PROTO_LOADER_OPTIONS);
 const service = def["svc.v1.AgentService"] as unknown as Record<
   string,
   { responseSerialize: (v: PeerList) => Buffer; responseDeserialize: (b: Buffer) => PeerList }
