@@ -10,23 +10,14 @@
  */
 import { execFileSync, spawn } from "node:child_process";
 import { createSocket } from "node:dgram";
-import { readFileSync, writeFileSync } from "node:fs";
+import { writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { Controller, RawAgentClient, registerRequest, testConfig } from "@svc/controller";
 import { stringify } from "yaml";
-import { cpuMs, rss } from "../lib/proc.ts";
-
-/** CPU time of a process split into user and system (kernel) ms, from /proc/<pid>/stat. */
-function cpuSplit(pid: number): { user: number; sys: number } {
-  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-  // fields[0] is field 3 (state): utime is field 14, stime field 15; clock ticks of 10 ms
-  return { user: Number(fields[11]) * 10, sys: Number(fields[12]) * 10 };
-}
-
+import { cpuMs, cpuSplit, rss } from "../lib/proc.ts";
 import { record, table } from "../lib/report.ts";
 
 const { values } = parseArgs({

@@ -2,12 +2,21 @@ import { readFileSync } from "node:fs";
 
 const CLK_TCK = 100; // Linux USER_HZ
 
-/** CPU time (user + system) of a process so far, in ms, from /proc/<pid>/stat. */
-export function cpuMs(pid: number): number {
+/** CPU time of a process so far split into user and system (kernel) ms, from /proc/<pid>/stat. */
+export function cpuSplit(pid: number): { user: number; sys: number } {
   const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
   const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
   // fields[0] is field 3 (state): utime is field 14, stime field 15
-  return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLK_TCK;
+  return {
+    user: (Number(fields[11]) * 1000) / CLK_TCK,
+    sys: (Number(fields[12]) * 1000) / CLK_TCK,
+  };
+}
+
+/** CPU time (user + system) of a process so far, in ms. */
+export function cpuMs(pid: number): number {
+  const { user, sys } = cpuSplit(pid);
+  return user + sys;
 }
 
 /** Resident set size now and its peak (VmRSS, VmHWM), in bytes. */
