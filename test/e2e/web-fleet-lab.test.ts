@@ -68,20 +68,19 @@ describe("console fleet pages against svc lab", skipUnless(needsRoot(), browserM
   const tiersOf = (m: Cells) => [...m].map(([k, v]) => `${k}=${v.tier}`).sort();
 
   test("UDP dropped on node-1 -> node-2: exactly that UDP cell fails, TCP shows it healthy", async () => {
+    // Exactly that cell, once it fails: on a loaded 2-core machine another pair can read failing for a moment (a
+    // run whose echoes came back after the 250 ms timeout has loss >= 0.5 until the next run, 1 s later).
     const udp = await eventually(
-      "the UDP matrix shows node-1>node-2 failing",
+      "the UDP matrix shows exactly node-1>node-2 failing",
       async () => {
         const m = await matrix("udp");
-        return m.get("node-1>node-2")?.tier === "failing" ? m : undefined;
+        const failing = tiersOf(m).filter((x) => x.endsWith("=failing"));
+        return failing.join() === "node-1>node-2=failing" ? m : undefined;
       },
       150_000,
       2_000,
     );
     assert.equal(udp.size, 6, "one cell per ordered pair of 3 agents");
-    assert.deepEqual(
-      tiersOf(udp).filter((x) => x.endsWith("=failing")),
-      ["node-1>node-2=failing"],
-    );
     await screenshot(page, "lab-matrix-udp-fault");
     const tcp = await eventually(
       "the TCP matrix shows node-1>node-2 healthy",
@@ -106,7 +105,13 @@ describe("console fleet pages against svc lab", skipUnless(needsRoot(), browserM
     await page.getByRole("heading", { level: 1, name: "node-1 → node-2" }).waitFor();
     assert.equal(new URL(page.url()).pathname, "/pairs/node-1/node-2");
     const udpRow = page.getByTestId("pair-health").locator('tr[data-protocol="udp"] .tier-badge');
-    assert.equal(await udpRow.innerText(), "Failing");
+    // the page refreshes its figures every 10 s; the badge may still show the state before the first answer
+    await eventually(
+      "the pair page's UDP row reads Failing",
+      async () => ((await udpRow.innerText()) === "Failing" ? true : undefined),
+      30_000,
+      1_000,
+    );
     await page.locator(".uplot").first().waitFor();
     await page.getByRole("button", { name: "Run check" }).click();
     await page.getByTestId("check-result").getByText("Succeeded").waitFor({ timeout: 30_000 });
@@ -124,11 +129,20 @@ describe("console fleet pages against svc lab", skipUnless(needsRoot(), browserM
     await page.getByTestId("topology-svg").waitFor();
     assert.equal(await page.locator("[data-node]").count(), 3);
     await screenshot(page, "lab-topology");
-    await page.goto(url("/nodes/node-2?protocol=udp"));
-    await page.getByTestId("peer-table").waitFor();
-    assert.equal(await page.getByTestId("node-tier").innerText(), "Failing");
-    // node-2's inbound (From peers) holds the failing pair: it is strictly worse, so it is shown first
-    assert.equal(await page.getByRole("tab", { name: "From peers" }).getAttribute("aria-selected"), "true");
+    // node-2's inbound (From peers) holds the failing pair: it is strictly worse, so it is shown first (again
+    // once a momentary failure of another pair, see the first test, has passed)
+    await eventually(
+      "node-2's UDP page reads Failing with From peers shown first",
+      async () => {
+        await page.goto(url("/nodes/node-2?protocol=udp"));
+        await page.getByTestId("peer-table").waitFor();
+        const tier = await page.getByTestId("node-tier").innerText();
+        const inbound = await page.getByRole("tab", { name: "From peers" }).getAttribute("aria-selected");
+        return tier === "Failing" && inbound === "true" ? true : undefined;
+      },
+      60_000,
+      2_000,
+    );
     await screenshot(page, "lab-node");
     await page.goto(url("/nodes/no-such-node"));
     await page.getByRole("heading", { name: "No node named no-such-node" }).waitFor();
@@ -137,10 +151,10 @@ describe("console fleet pages against svc lab", skipUnless(needsRoot(), browserM
   test("after heal the UDP cell recovers", async () => {
     await lab.heal();
     const m = await eventually(
-      "node-1>node-2 no longer failing over UDP",
+      "no UDP cell failing after heal",
       async () => {
         const cells = await matrix("udp");
-        return cells.get("node-1>node-2")?.tier !== "failing" ? cells : undefined;
+        return tiersOf(cells).some((x) => x.endsWith("=failing")) ? undefined : cells;
       },
       240_000,
       3_000,
