@@ -10,12 +10,14 @@ import {
   waitForShutdown,
 } from "@svc/core";
 import type { Peer } from "@svc/protocol";
+import { CoalescingClock } from "./clock/probe-clock.ts";
 import { EchoServer } from "./echo/echo-server.ts";
 import { ExternalCheckRunner } from "./external/external-check-runner.ts";
 import { createAgentHttpServers } from "./http/agent-servers.ts";
 import { registerLatenessGauges } from "./metrics/lateness-gauge.ts";
 import { ProbeMetrics } from "./metrics/probe-metrics.ts";
 import { createIcmpProber } from "./probes/icmp.ts";
+import { createTcpProber } from "./probes/tcp.ts";
 import { createUdpProber } from "./probes/udp.ts";
 import {
   agentCredentials,
@@ -88,15 +90,19 @@ export async function runAgent(opts: RunAgentOptions = {}): Promise<number> {
   });
   await echo.start();
 
-  const icmp = createIcmpProber();
+  // one clock for probe starts, sends and deadlines, so they share wake-ups (docs/decisions.md)
+  const clock = new CoalescingClock();
+  const icmp = createIcmpProber({ clock });
   // one socket per family for every udp run: a peer's echo rate limiter sees one stable source per agent
-  const udp = createUdpProber();
+  const udp = createUdpProber({ clock });
+  const tcp = createTcpProber({ clock });
   const scheduler = new ProbeScheduler({
+    clock,
     metrics,
     selfNodeName: nodeName,
     ports: { httpPort: config.httpPort, grpcPort: config.grpcPort },
     checkers: config.checkers,
-    probers: { icmp, udp },
+    probers: { icmp, udp, tcp },
   });
   registerLatenessGauges(metrics.registry, config.metricsPrefix, () => scheduler.latenessSummary());
 

@@ -9,6 +9,7 @@ import {
   type RawSocketKind,
   type SocketError,
 } from "@svc/native";
+import { type ClockEntry, type ProbeClock, timerClock } from "../clock/probe-clock.ts";
 import { describeError } from "./elapsed.ts";
 
 /** What to ping. `address` is an IPv4 or IPv6 literal. */
@@ -43,7 +44,12 @@ export interface IcmpResult {
 export interface IcmpProberOptions {
   /** Never fall back to a raw socket (only unprivileged ping sockets). */
   forbidRaw?: boolean;
+  /** where reply deadlines are scheduled; default plain timers */
+  clock?: ProbeClock;
 }
+
+/** A reply deadline may be checked up to this much late, ms, to share a wake-up. */
+const DEADLINE_LATE_MS = 50;
 
 /** Pings many targets concurrently over one socket per family. */
 export interface IcmpProber {
@@ -166,6 +172,7 @@ class EchoChannel {
 export function createIcmpProber(opts: IcmpProberOptions = {}): IcmpProber {
   const channels = new Map<Family, EchoChannel>();
   const openErrors = new Map<Family, string>();
+  const clock = opts.clock ?? timerClock;
   let closed = false;
 
   const channel = (family: Family): EchoChannel | undefined => {
@@ -207,15 +214,16 @@ export function createIcmpProber(opts: IcmpProberOptions = {}): IcmpProber {
       waits.push(
         new Promise<void>((resolve) => {
           let seq = -1;
-          let timer: NodeJS.Timeout | undefined;
+          let timer: ClockEntry | undefined;
           const done = (): void => {
-            if (timer) clearTimeout(timer);
+            timer?.cancel();
             resolve();
           };
           const pending: Pending = {
             sentAt: 0n,
             onReply: (ms) => {
-              rtts.push(ms);
+              // a reply later than the timeout is lost, also when read before its (slack) deadline ran
+              if (ms <= target.timeoutMs) rtts.push(ms);
               done();
             },
             onError: (message) => {
@@ -232,10 +240,11 @@ export function createIcmpProber(opts: IcmpProberOptions = {}): IcmpProber {
             resolve();
             return;
           }
-          timer = setTimeout(() => {
+          const deadline = () => {
             ch.forget(seq);
             resolve();
-          }, target.timeoutMs);
+          };
+          timer = clock.schedule(clock.now() + target.timeoutMs, deadline, { late: DEADLINE_LATE_MS });
         }),
       );
     }

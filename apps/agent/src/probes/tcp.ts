@@ -1,5 +1,6 @@
 import net from "node:net";
 import { performance } from "node:perf_hooks";
+import { type ClockEntry, type ProbeClock, timerClock } from "../clock/probe-clock.ts";
 import { describeError, elapsedMs } from "./elapsed.ts";
 
 /** Where and how long a tcp probe may take. `address` is an IPv4 or IPv6 literal (or a host name). */
@@ -23,8 +24,11 @@ export interface TcpProbeResult {
   totalMs?: number;
 }
 
+/** A timeout may be acted on up to this much late, ms, to share a wake-up (the result says what it saw). */
+const TIMEOUT_LATE_MS = 50;
+
 /** Connects to address:port and closes again. Never throws for network outcomes. */
-export function probeTcp(target: TcpProbeTarget): Promise<TcpProbeResult> {
+export function probeTcp(target: TcpProbeTarget, clock: ProbeClock = timerClock): Promise<TcpProbeResult> {
   return new Promise((resolve) => {
     const start = performance.now();
     let connectMs: number | undefined;
@@ -33,14 +37,18 @@ export function probeTcp(target: TcpProbeTarget): Promise<TcpProbeResult> {
     const finish = (result: TcpProbeResult): void => {
       if (settled) return;
       settled = true;
-      clearTimeout(timer);
+      timer.cancel();
       socket.destroy();
       resolve(result);
     };
-    const timer = setTimeout(() => {
-      if (connectMs === undefined) finish({ ok: false, error: `timeout after ${target.timeoutMs}ms` });
-      else finish({ ok: true, connectMs });
-    }, target.timeoutMs);
+    const timer: ClockEntry = clock.schedule(
+      start + target.timeoutMs,
+      () => {
+        if (connectMs === undefined) finish({ ok: false, error: `timeout after ${target.timeoutMs}ms` });
+        else finish({ ok: true, connectMs });
+      },
+      { late: TIMEOUT_LATE_MS },
+    );
     socket.once("connect", () => {
       connectMs = elapsedMs(start);
       socket.resume();
@@ -56,4 +64,36 @@ export function probeTcp(target: TcpProbeTarget): Promise<TcpProbeResult> {
       else finish({ ok: true, connectMs });
     });
   });
+}
+
+/**
+ * A tcp prober for batched starts: probes asked for in the same turn of the event loop (a CoalescingClock
+ * batch) start one per turn (setImmediate), so each one's connect call is made right after its start time is
+ * read and its connect is seen on the next turn, instead of both waiting for the rest of the batch (Node makes
+ * the connect call for an IP literal on the next tick, after the current callback's synchronous work).
+ * Timeouts go on `clock`. Results are those of probeTcp.
+ */
+export function createTcpProber(options: { clock?: ProbeClock } = {}): {
+  probe(target: TcpProbeTarget): Promise<TcpProbeResult>;
+} {
+  const clock = options.clock ?? timerClock;
+  const queue: (() => void)[] = [];
+  let draining = false;
+  const drain = (): void => {
+    queue.shift()?.();
+    if (queue.length > 0) setImmediate(drain);
+    else draining = false;
+  };
+  return {
+    probe: (target) =>
+      new Promise((resolve) => {
+        queue.push(() => {
+          probeTcp(target, clock).then(resolve);
+        });
+        if (!draining) {
+          draining = true;
+          setImmediate(drain);
+        }
+      }),
+  };
 }

@@ -1,7 +1,7 @@
 import { randomInt } from "node:crypto";
-import dgram from "node:dgram";
 import net from "node:net";
-import { performance } from "node:perf_hooks";
+import { type Datagram, type Family, RawSocket, type SocketError } from "@svc/native";
+import { type ClockEntry, type ProbeClock, timerClock } from "../clock/probe-clock.ts";
 import { describeError } from "./elapsed.ts";
 
 /** A udp probe run: `packets` datagrams to the peer's echo server at address:port. */
@@ -32,7 +32,7 @@ export interface UdpProbeResult {
 }
 
 const MAGIC = 0x53564355; // "SVCU"
-/** magic u32, probe id u32, sequence u16, send time f64 (ms, performance clock) */
+/** magic u32, probe id u32, sequence u16, send time f64 (ms; informational, RTTs use the socket's clocks) */
 const PAYLOAD_BYTES = 18;
 
 /** Builds one probe datagram. Exported for the echo server's tests. */
@@ -60,36 +60,69 @@ export interface SharedUdpProber {
   close(): void;
 }
 
-/** A run in flight on a channel: told about each reply to it and about socket errors. */
+/** Options of createUdpProber and probeUdp. */
+export interface UdpProberOptions {
+  /** where sends and deadlines are scheduled; default plain timers */
+  clock?: ProbeClock;
+}
+
+/** A send may run up to this share of the gap between datagrams early, to share a wake-up. */
+const SEND_EARLY_SHARE = 0.5;
+/** A reply deadline may be checked up to this much late, ms (a late reply still counts as lost). */
+const DEADLINE_LATE_MS = 50;
+
+/** A run in flight on a channel: told about each reply to it and about errors on its datagrams. */
 interface RunHandle {
-  onReply(seq: number, at: number): void;
+  /** seq of the reply, and when it arrived (hrtime ns, the kernel's receive time) */
+  onReply(seq: number, receivedAt: bigint): void;
   onSocketError(message: string): void;
   /** the channel closed under the run */
   onClose(): void;
 }
 
+const ICMP_ERRORS: Record<string, string> = {
+  "4:3:3": "port unreachable",
+  "4:3": "destination unreachable",
+  "4:11": "time exceeded",
+  "6:1:4": "port unreachable",
+  "6:1": "destination unreachable",
+  "6:3": "time exceeded",
+};
+
+/** Text for an error-queue entry about one of our datagrams (ICMP port unreachable, host unreachable...). */
+function describeSocketError(family: Family, e: SocketError): string {
+  if (e.origin === "local") return `local error (errno ${e.errno})`;
+  const name =
+    ICMP_ERRORS[`${family}:${e.type}:${e.code}`] ??
+    ICMP_ERRORS[`${family}:${e.type}`] ??
+    `icmp type ${e.type} code ${e.code}`;
+  return e.offender ? `${name} from ${e.offender}` : name;
+}
+
 /**
  * One socket of one family shared by every run in flight, replies demultiplexed by probe id. Opened by the
  * first run and closed when the last one finishes, so an idle prober holds no socket (and never keeps the
- * process alive: the socket is unref'd).
+ * process alive: the socket is unref'd). A native socket: the send time is read right before sendmsg and the
+ * receive time is the kernel's, so neither the event loop nor other work in the same turn is counted as RTT.
+ * ICMP errors about our datagrams (port unreachable...) reach the run that sent them.
  */
 class UdpChannel {
-  readonly #type: "udp4" | "udp6";
+  readonly #family: Family;
   readonly #runs = new Map<number, RunHandle>();
-  #socket: dgram.Socket | undefined;
-  #bound: Promise<void> | undefined;
+  #socket: RawSocket | undefined;
+  #openError: string | undefined;
 
-  constructor(type: "udp4" | "udp6") {
-    this.#type = type;
+  constructor(family: Family) {
+    this.#family = family;
   }
 
-  /** Registers a run under a fresh probe id; resolves once the socket is bound. */
-  join(run: RunHandle): { probeId: number; bound: Promise<void> } {
+  /** Registers a run under a fresh probe id. */
+  join(run: RunHandle): number {
     let probeId = randomInt(0, 2 ** 32 - 1);
     while (this.#runs.has(probeId)) probeId = randomInt(0, 2 ** 32 - 1);
     this.#runs.set(probeId, run);
     if (!this.#socket) this.#open();
-    return { probeId, bound: this.#bound ?? Promise.resolve() };
+    return probeId;
   }
 
   /** Unregisters a run; the socket closes with the last one. */
@@ -98,9 +131,12 @@ class UdpChannel {
     this.#closeSocket();
   }
 
-  send(buf: Buffer, port: number, address: string, cb: (err: Error | null) => void): void {
-    if (this.#socket) this.#socket.send(buf, port, address, cb);
-    else cb(new Error("socket closed"));
+  /** Sends one datagram; returns when it left (hrtime ns) or throws the local error. */
+  send(buf: Buffer, port: number, address: string): bigint {
+    const socket = this.#socket;
+    if (!socket) throw new Error(this.#openError ?? "socket closed");
+    socket.send(buf, address, port);
+    return socket.lastSentAt();
   }
 
   close(): void {
@@ -111,31 +147,28 @@ class UdpChannel {
   }
 
   #open(): void {
-    const socket = dgram.createSocket(this.#type);
-    this.#socket = socket;
-    socket.on("message", (msg) => {
-      const now = performance.now();
-      if (msg.length !== PAYLOAD_BYTES || msg.readUInt32BE(0) !== MAGIC) return;
-      this.#runs.get(msg.readUInt32BE(4))?.onReply(msg.readUInt16BE(8), now);
-    });
-    socket.on("error", (err) => {
-      const message = describeError(err);
-      for (const r of this.#runs.values()) r.onSocketError(message);
-    });
-    this.#bound = new Promise((resolve) => {
-      // a failed bind surfaces through "error" and the sends' callbacks; the runs then time out
-      socket.once("error", () => resolve());
-      socket.bind(0, () => {
-        socket.unref();
-        resolve();
+    try {
+      const socket = RawSocket.open({ family: this.#family, kind: "udp", recvErr: true }).unref();
+      socket.onMessage((d: Datagram) => {
+        const msg = d.data;
+        if (msg.length !== PAYLOAD_BYTES || msg.readUInt32BE(0) !== MAGIC) return;
+        this.#runs.get(msg.readUInt32BE(4))?.onReply(msg.readUInt16BE(8), d.receivedAt);
       });
-    });
+      socket.onError((e) => {
+        if (e.data.length < 8 || e.data.readUInt32BE(0) !== MAGIC) return;
+        this.#runs.get(e.data.readUInt32BE(4))?.onSocketError(describeSocketError(this.#family, e));
+      });
+      this.#socket = socket;
+      this.#openError = undefined;
+    } catch (err) {
+      // the runs' sends fail with this and they time out as lost
+      this.#openError = `cannot open udp socket: ${describeError(err)}`;
+    }
   }
 
   #closeSocket(): void {
     const socket = this.#socket;
     this.#socket = undefined;
-    this.#bound = undefined;
     socket?.close();
   }
 }
@@ -143,15 +176,19 @@ class UdpChannel {
 /**
  * Sends the datagrams spaced evenly over one timeout window (gap = timeoutMs / packets), so consecutive packets
  * do not queue behind each other and the jitter reflects the path; each datagram then waits up to timeoutMs for
- * its echo. A run therefore takes less than 2 x timeoutMs. Replies are matched by a random per-run probe id and
- * the sequence number, so stray or late datagrams (from an earlier run or another sender) are ignored.
- * Never throws for network outcomes.
+ * its echo. A run therefore takes less than 2 x timeoutMs (plus the clock's slack). Replies are matched by a
+ * random per-run probe id and the sequence number, so stray or late datagrams (from an earlier run or another
+ * sender) are ignored. Never throws for network outcomes.
  */
-function runProbe(channel: UdpChannel, target: UdpProbeTarget): Promise<UdpProbeResult> {
+function runProbe(channel: UdpChannel, clock: ProbeClock, target: UdpProbeTarget): Promise<UdpProbeResult> {
   const packets = Math.max(1, Math.floor(target.packets));
   const timeoutMs = target.timeoutMs;
+  const timeoutNs = BigInt(Math.round(timeoutMs * 1e6));
   const gap = timeoutMs / packets;
-  const sentAt: (number | undefined)[] = new Array(packets).fill(undefined);
+  /** hrtime ns each datagram left at; undefined = not sent (or its send failed) */
+  const sentAt: (bigint | undefined)[] = new Array(packets).fill(undefined);
+  /** performance clock ms each datagram's deadline counts from */
+  const sentMs: number[] = new Array(packets).fill(0);
   const rtts: (number | undefined)[] = new Array(packets).fill(undefined);
   let lastError: string | undefined;
   let sent = 0;
@@ -160,17 +197,18 @@ function runProbe(channel: UdpChannel, target: UdpProbeTarget): Promise<UdpProbe
   /** next datagram to send, and the oldest one whose deadline has not been checked yet */
   let nextSend = 0;
   let nextDeadline = 0;
-  let sendTimer: NodeJS.Timeout | undefined;
-  let deadlineTimer: NodeJS.Timeout | undefined;
+  let sendEntry: ClockEntry | undefined;
+  let deadlineEntry: ClockEntry | undefined;
   let done = false;
   let t0 = 0;
+  let probeId = 0;
 
   return new Promise((resolve) => {
     const finish = (): void => {
       if (done) return;
       done = true;
-      clearTimeout(sendTimer);
-      clearTimeout(deadlineTimer);
+      sendEntry?.cancel();
+      deadlineEntry?.cancel();
       channel.leave(probeId);
       const answered = rtts.filter((r): r is number => r !== undefined);
       const lossRatio = sent === 0 ? 1 : (sent - answered.length) / sent;
@@ -190,45 +228,46 @@ function runProbe(channel: UdpChannel, target: UdpProbeTarget): Promise<UdpProbe
       outstanding--;
       if (outstanding === 0) finish();
     };
-    /** Settles every sent, unanswered datagram whose deadline has passed; re-arms for the next deadline. */
-    const checkDeadlines = (): void => {
-      deadlineTimer = undefined;
-      const now = performance.now();
+    /** Settles every sent, unanswered datagram whose deadline has passed; schedules the next deadline. */
+    const checkDeadlines = (now: number): void => {
+      deadlineEntry = undefined;
       while (nextDeadline < nextSend && !done) {
         const seq = nextDeadline;
-        const at = (sentAt[seq] ?? t0 + gap * seq) + timeoutMs;
+        const at = (sentMs[seq] ?? 0) + timeoutMs;
         if (at > now) {
-          deadlineTimer = setTimeout(checkDeadlines, at - now);
+          deadlineEntry = clock.schedule(at, checkDeadlines, { late: DEADLINE_LATE_MS });
           return;
         }
         nextDeadline++;
         if (rtts[seq] === undefined) settleOne();
       }
     };
-    const sendNext = (): void => {
-      sendTimer = undefined;
+    const sendNext = (now: number): void => {
+      sendEntry = undefined;
       if (done) return;
       const seq = nextSend++;
-      const at = performance.now();
-      sentAt[seq] = at;
-      channel.send(encodeUdpProbe(probeId, seq, at), target.port, target.address, (err) => {
-        if (err) {
-          lastError = describeError(err);
-          sentAt[seq] = undefined;
-        }
-      });
+      sentMs[seq] = now;
       sent++;
-      if (deadlineTimer === undefined) deadlineTimer = setTimeout(checkDeadlines, timeoutMs);
+      try {
+        sentAt[seq] = channel.send(encodeUdpProbe(probeId, seq, now), target.port, target.address);
+      } catch (err) {
+        lastError = describeError(err);
+      }
+      if (deadlineEntry === undefined)
+        deadlineEntry = clock.schedule(now + timeoutMs, checkDeadlines, { late: DEADLINE_LATE_MS });
       if (nextSend < packets)
-        sendTimer = setTimeout(sendNext, Math.max(0, t0 + gap * nextSend - performance.now()));
+        sendEntry = clock.schedule(t0 + gap * nextSend, sendNext, { early: gap * SEND_EARLY_SHARE });
     };
 
-    const { probeId, bound } = channel.join({
-      onReply(seq, now) {
-        if (done || seq >= packets) return;
+    probeId = channel.join({
+      onReply(seq, receivedAt) {
+        // seq < nextDeadline: already judged (its deadline check may run before a reply read in the same turn)
+        if (done || seq >= packets || seq < nextDeadline) return;
         const at = sentAt[seq];
-        if (at === undefined || rtts[seq] !== undefined || now - at > timeoutMs) return;
-        rtts[seq] = Math.round((now - at) * 1000) / 1000;
+        if (at === undefined || rtts[seq] !== undefined) return;
+        const rttNs = receivedAt - at;
+        if (rttNs > timeoutNs) return;
+        rtts[seq] = Math.round(Number(rttNs) / 1000) / 1000;
         settleOne();
       },
       onSocketError(message) {
@@ -238,26 +277,24 @@ function runProbe(channel: UdpChannel, target: UdpProbeTarget): Promise<UdpProbe
         finish();
       },
     });
-    void bound.then(() => {
-      if (done) return;
-      t0 = performance.now();
-      sendNext();
-    });
+    t0 = clock.now();
+    sendNext(t0);
   });
 }
 
 /**
- * A udp prober whose runs share one socket per address family (bound to an ephemeral port, unref'd), opened
- * by the first run in flight and closed when the last finishes: at hundreds of peers that saves a socket
- * create/bind/close per run. Results are those of probeUdp.
+ * A udp prober whose runs share one socket per address family (ephemeral port, unref'd), opened by the first
+ * run in flight and closed when the last finishes: at hundreds of peers that saves a socket create/bind/close
+ * per run. Results are those of probeUdp.
  */
-export function createUdpProber(): SharedUdpProber {
-  const channels = { udp4: new UdpChannel("udp4"), udp6: new UdpChannel("udp6") };
+export function createUdpProber(options: UdpProberOptions = {}): SharedUdpProber {
+  const clock = options.clock ?? timerClock;
+  const channels = { 4: new UdpChannel(4), 6: new UdpChannel(6) };
   return {
-    probe: (target) => runProbe(net.isIPv6(target.address) ? channels.udp6 : channels.udp4, target),
+    probe: (target) => runProbe(net.isIPv6(target.address) ? channels[6] : channels[4], clock, target),
     close() {
-      channels.udp4.close();
-      channels.udp6.close();
+      channels[4].close();
+      channels[6].close();
     },
   };
 }
@@ -267,6 +304,7 @@ export function createUdpProber(): SharedUdpProber {
  * concurrent runs). Sends `packets` datagrams spaced evenly over one timeout window; each waits up to
  * timeoutMs for its echo. Never throws for network outcomes.
  */
-export function probeUdp(target: UdpProbeTarget): Promise<UdpProbeResult> {
-  return runProbe(new UdpChannel(net.isIPv6(target.address) ? "udp6" : "udp4"), target);
+export function probeUdp(target: UdpProbeTarget, options: UdpProberOptions = {}): Promise<UdpProbeResult> {
+  const channel = new UdpChannel(net.isIPv6(target.address) ? 6 : 4);
+  return runProbe(channel, options.clock ?? timerClock, target);
 }

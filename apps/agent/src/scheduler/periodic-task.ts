@@ -1,4 +1,4 @@
-import { performance } from "node:perf_hooks";
+import { type ClockEntry, type ProbeClock, timerClock } from "../clock/probe-clock.ts";
 
 export interface PeriodicTaskOptions {
   intervalMs: number;
@@ -6,36 +6,44 @@ export interface PeriodicTaskOptions {
   phaseMs: number;
   /** called at each planned start with its lateness (ms); the callee decides whether to run or skip */
   tick(latenessMs: number): void;
+  /** the clock the starts are scheduled on; default plain timers */
+  clock?: ProbeClock;
+  /** how much earlier than planned a start may run, so it can share a wake-up (CoalescingClock); default 0 */
+  earlyMs?: number;
 }
 
 /**
- * Fires `tick` on a fixed grid (start + phase + k x interval) without drift: each timer is armed for the next
- * planned start, not "interval after the last run". Slots missed entirely (event loop blocked longer than an
- * interval) are skipped rather than fired in a burst.
+ * Fires `tick` on a fixed grid (start + phase + k x interval) without drift: each start is scheduled for the
+ * next planned time, not "interval after the last run". Slots missed entirely (event loop blocked longer than
+ * an interval) are skipped rather than fired in a burst. A start run early (earlyMs) has lateness 0 and does
+ * not move the grid.
  */
 export class PeriodicTask {
-  #timer: NodeJS.Timeout | undefined;
+  #entry: ClockEntry | undefined;
   #planned = 0;
-  constructor(readonly options: PeriodicTaskOptions) {}
+  readonly #clock: ProbeClock;
+  constructor(readonly options: PeriodicTaskOptions) {
+    this.#clock = options.clock ?? timerClock;
+  }
 
   start(): void {
     this.stop();
-    this.#planned = performance.now() + this.options.phaseMs;
+    this.#planned = this.#clock.now() + this.options.phaseMs;
     this.#arm();
   }
 
   stop(): void {
-    if (this.#timer) clearTimeout(this.#timer);
-    this.#timer = undefined;
+    this.#entry?.cancel();
+    this.#entry = undefined;
   }
 
   #arm(): void {
-    const delay = Math.max(0, this.#planned - performance.now());
-    this.#timer = setTimeout(() => this.#fire(), delay);
+    this.#entry = this.#clock.schedule(this.#planned, (now) => this.#fire(now), {
+      early: this.options.earlyMs ?? 0,
+    });
   }
 
-  #fire(): void {
-    const now = performance.now();
+  #fire(now: number): void {
     const planned = this.#planned;
     this.#planned += this.options.intervalMs;
     while (this.#planned <= now) this.#planned += this.options.intervalMs;

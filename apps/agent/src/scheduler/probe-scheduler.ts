@@ -1,5 +1,6 @@
 import type { Checkers } from "@svc/core";
 import { type Peer, type Plane, runsPlane } from "@svc/protocol";
+import { CoalescingClock, type ProbeClock } from "../clock/probe-clock.ts";
 import type { ProbeMetrics } from "../metrics/probe-metrics.ts";
 import { MtrTrigger, type MtrTriggerOptions } from "../mtr/mtr-trigger.ts";
 import type { MtrResult } from "../probes/mtr.ts";
@@ -26,9 +27,14 @@ export interface ProbeSchedulerOptions {
   probers?: Partial<Probers>;
   /** [0,1) source for start jitter; default Math.random */
   random?: () => number;
+  /** the clock probe starts are scheduled on; default a CoalescingClock of the scheduler's own */
+  clock?: ProbeClock;
   /** reactive trace shape (rounds, spacing, per-probe timeout) and a hook for each recorded trace */
   mtr?: Pick<MtrTriggerOptions, "rounds" | "intervalMs" | "timeoutMs" | "onTrace" | "now">;
 }
+
+/** A probe start may run up to this much before its planned time (or a tenth of the interval, if less). */
+const START_EARLY_MS = 100;
 
 const GLOBAL_PLANES = ["dns", "http"] as const;
 type GlobalPlane = (typeof GLOBAL_PLANES)[number];
@@ -43,7 +49,9 @@ const INTENDED_PLANES: Plane[] = ["tcp", "udp", "icmp", "pmtu"];
  * Scheduling: every (checker, peer) pair — and the dns and http checkers — is its own periodic task whose first
  * start is a uniformly random phase in [0, interval). That is the per-checker start jitter and also spreads the
  * peers of one checker over the whole interval, so 1000 peers cost ~1000/interval probes per second instead of
- * one burst. A tick whose previous probe of the same checker and peer is still running is skipped.
+ * one burst. Starts share wake-ups: a start may run up to 100 ms (at most a tenth of the interval) before its
+ * planned time when something else is due then (CoalescingClock); its lateness is then 0. A tick whose
+ * previous probe of the same checker and peer is still running is skipped.
  * Results are recorded only if the pair is still scheduled when the probe completes, and under the peer's
  * labels at that moment. Until start() nothing runs; setPeers/applyConfig may be called at any time.
  */
@@ -51,6 +59,7 @@ export class ProbeScheduler {
   readonly #o: ProbeSchedulerOptions;
   readonly #probers: Probers;
   readonly #random: () => number;
+  readonly #clock: ProbeClock;
   #checkers: ScheduledCheckers;
   /** probed peers by node name */
   #peers = new Map<string, Peer>();
@@ -66,6 +75,7 @@ export class ProbeScheduler {
     this.#o = options;
     this.#probers = { ...defaultProbers(), ...options.probers };
     this.#random = options.random ?? Math.random;
+    this.#clock = options.clock ?? new CoalescingClock();
     this.#checkers = options.checkers;
     const tracer = this.#probers.mtr;
     if (tracer) {
@@ -195,6 +205,8 @@ export class ProbeScheduler {
       const task = new PeriodicTask({
         intervalMs: interval,
         phaseMs: this.#random() * interval,
+        clock: this.#clock,
+        earlyMs: Math.min(START_EARLY_MS, interval / 10),
         tick: (lateness) => this.#tick(key, plane as PeerPlane | GlobalPlane, name, lateness),
       });
       this.#tasks.set(key, task);

@@ -1,0 +1,154 @@
+import { performance } from "node:perf_hooks";
+import { MinHeap } from "./min-heap.ts";
+
+/** How far from its planned time a callback may run, ms: `early` before it, `late` after it. */
+export interface Slack {
+  early?: number;
+  late?: number;
+}
+
+/** A scheduled callback; cancel() before it ran means it never runs. */
+export interface ClockEntry {
+  cancel(): void;
+}
+
+/**
+ * Runs callbacks at (or near) planned times of the performance.now() clock. The probers and the probe
+ * scheduler take one, so their timers can share wake-ups (CoalescingClock) or not (timerClock).
+ */
+export interface ProbeClock {
+  now(): number;
+  /** Runs fn once, at a time within [at - early, at + late]; fn gets the time it runs at. */
+  schedule(at: number, fn: (now: number) => void, slack?: Slack): ClockEntry;
+}
+
+/** A ProbeClock on plain Node timers: every callback runs on its own timer at its planned time. */
+export const timerClock: ProbeClock = {
+  now: () => performance.now(),
+  schedule(at, fn) {
+    const timer = setTimeout(() => fn(performance.now()), Math.max(0, at - performance.now()));
+    return { cancel: () => clearTimeout(timer) };
+  },
+};
+
+const TIMER_RESOLUTION_MS = 1;
+
+interface Entry extends ClockEntry {
+  earliest: number;
+  latest: number;
+  fn: (now: number) => void;
+  done: boolean;
+}
+
+/**
+ * A ProbeClock that runs callbacks in batches to save process wake-ups. One Node timer is armed for the
+ * earliest `latest` time among pending callbacks; when it fires, every pending callback whose `earliest` time
+ * has come runs in the same turn of the event loop. A probe start that may run up to 100 ms early and a
+ * deadline that may run up to 50 ms late thus share a wake-up with whatever else is due around then.
+ * Why: on small (virtualised) machines each wake-up of an idle Node process costs 100-200 µs of CPU before any
+ * work is done (measured in docs/decisions.md), which at hundreds of peers is most of the agent's CPU.
+ * Callbacks never run later than planned + late (give or take the event loop's own delay), nor more than 1 ms
+ * (Node's timer resolution) before planned - early. A callback that throws does not stop the batch; its error
+ * goes to onError (default: rethrown on its own, as an uncaught exception, like a timer's).
+ */
+export class CoalescingClock implements ProbeClock {
+  readonly #onError: (err: unknown) => void;
+  readonly #byEarliest = new MinHeap<Entry>((e) => e.earliest);
+  readonly #byLatest = new MinHeap<Entry>((e) => e.latest);
+  #timer: NodeJS.Timeout | undefined;
+  #armedFor = Number.POSITIVE_INFINITY;
+  #pending = 0;
+  #firing = false;
+
+  constructor(options: { onError?: (err: unknown) => void } = {}) {
+    this.#onError =
+      options.onError ??
+      ((err) =>
+        queueMicrotask(() => {
+          throw err;
+        }));
+  }
+
+  now(): number {
+    return performance.now();
+  }
+
+  /** Callbacks scheduled and not yet run or cancelled. */
+  get pending(): number {
+    return this.#pending;
+  }
+
+  schedule(at: number, fn: (now: number) => void, slack: Slack = {}): ClockEntry {
+    const entry: Entry = {
+      earliest: at - Math.max(0, slack.early ?? 0),
+      latest: at + Math.max(0, slack.late ?? 0),
+      fn,
+      done: false,
+      cancel: () => {
+        if (entry.done) return;
+        entry.done = true;
+        this.#pending--;
+        if (this.#pending === 0) this.#disarm();
+      },
+    };
+    this.#pending++;
+    this.#byEarliest.push(entry);
+    this.#byLatest.push(entry);
+    if (!this.#firing && entry.latest < this.#armedFor) this.#arm(entry.latest);
+    return entry;
+  }
+
+  /** Cancels every pending callback. */
+  clear(): void {
+    this.#byEarliest.clear();
+    this.#byLatest.clear();
+    this.#pending = 0;
+    this.#disarm();
+  }
+
+  #arm(at: number): void {
+    if (this.#timer) clearTimeout(this.#timer);
+    this.#armedFor = at;
+    this.#timer = setTimeout(() => this.#fire(), Math.max(0, at - performance.now()));
+  }
+
+  #disarm(): void {
+    if (this.#timer) clearTimeout(this.#timer);
+    this.#timer = undefined;
+    this.#armedFor = Number.POSITIVE_INFINITY;
+    this.#byEarliest.clear();
+    this.#byLatest.clear();
+  }
+
+  #fire(): void {
+    this.#timer = undefined;
+    this.#armedFor = Number.POSITIVE_INFINITY;
+    const now = performance.now();
+    // Node fires a timer when its millisecond loop clock says so, which can be a fraction of a ms before `at`
+    const horizon = now + TIMER_RESOLUTION_MS;
+    this.#firing = true;
+    // callbacks scheduled by the ones that run (at or before now) run in this batch too
+    for (
+      let e = this.#byEarliest.peek();
+      e && (e.done || e.earliest <= horizon);
+      e = this.#byEarliest.peek()
+    ) {
+      this.#byEarliest.pop();
+      if (e.done) continue;
+      e.done = true;
+      this.#pending--;
+      try {
+        e.fn(now);
+      } catch (err) {
+        this.#onError(err);
+      }
+    }
+    this.#firing = false;
+    let next = this.#byLatest.peek();
+    while (next?.done) {
+      this.#byLatest.pop();
+      next = this.#byLatest.peek();
+    }
+    if (next) this.#arm(next.latest);
+  }
+}
