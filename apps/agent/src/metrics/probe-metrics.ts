@@ -51,6 +51,18 @@ const ms = (v: number): number => v / 1000;
 const result = (ok: boolean): string => (ok ? "success" : "fail");
 
 /**
+ * A peer's label sets, built once and reused for every record (the probe path runs ~100 times a second per
+ * 100 peers), and which (family, label set) pairs the tracker already knows, so it is told only once.
+ */
+interface PeerLabelCache {
+  zone: string;
+  labels: Record<string, string>;
+  success: Record<string, string>;
+  fail: Record<string, string>;
+  tracked: Map<Family, Set<Record<string, string>>>;
+}
+
+/**
  * The agent's probe metric families (reference/metrics.md) on one registry. Every series written is tracked so
  * that a departed peer's series (histograms, counters and gauges alike) or a disabled plane's series can be
  * removed. When the source identity changes (zone learnt later), every series is dropped and starts afresh
@@ -63,6 +75,8 @@ export class ProbeMetrics {
   #source: MetricsSource;
   /** dest -> (peer, planes) for probe_intended, kept to re-emit after a source change */
   readonly #intended = new Map<string, { peer: MetricsPeer; planes: Plane[] }>();
+  /** by destination node; dropped whenever series of that peer are removed */
+  readonly #peerCache = new Map<string, PeerLabelCache>();
 
   constructor(options: ProbeMetricsOptions) {
     this.registry = options.registry ?? new Registry();
@@ -78,6 +92,7 @@ export class ProbeMetrics {
   setSource(source: MetricsSource): void {
     if (source.nodeName === this.#source.nodeName && source.zone === this.#source.zone) return;
     this.#tracker.remove({});
+    this.#peerCache.clear();
     this.#source = { ...source };
     for (const { peer, planes } of [...this.#intended.values()]) this.setIntended(peer, planes);
   }
@@ -89,6 +104,39 @@ export class ProbeMetrics {
       source_zone: this.#source.zone,
       destination_zone: peer.zone,
     };
+  }
+
+  #cached(peer: MetricsPeer): PeerLabelCache {
+    const c = this.#peerCache.get(peer.nodeName);
+    if (c && c.zone === peer.zone) return c;
+    const labels = this.#peerLabels(peer);
+    const fresh: PeerLabelCache = {
+      zone: peer.zone,
+      labels,
+      success: { ...labels, result: "success" },
+      fail: { ...labels, result: "fail" },
+      tracked: new Map(),
+    };
+    this.#peerCache.set(peer.nodeName, fresh);
+    return fresh;
+  }
+
+  /** Tells the tracker about a cached label set of a peer's family, once. */
+  #trackCached(
+    c: PeerLabelCache,
+    plane: string,
+    dest: string,
+    family: Family,
+    labels: Record<string, string>,
+  ) {
+    let sets = c.tracked.get(family);
+    if (!sets) {
+      sets = new Set();
+      c.tracked.set(family, sets);
+    }
+    if (sets.has(labels)) return;
+    sets.add(labels);
+    this.#tracker.track(plane, dest, family, labels);
   }
 
   #src(): Record<string, string> {
@@ -124,28 +172,51 @@ export class ProbeMetrics {
   }
 
   recordTcp(peer: MetricsPeer, r: TcpProbeResult): void {
-    const l = this.#peerLabels(peer);
-    if (r.connectMs !== undefined)
-      this.#observe("tcp", peer.nodeName, this.#f.tcpConnect, l, ms(r.connectMs));
-    if (r.totalMs !== undefined) this.#observe("tcp", peer.nodeName, this.#f.tcpTotal, l, ms(r.totalMs));
-    this.#inc("tcp", peer.nodeName, this.#f.tcpResults, { ...l, result: result(r.ok) });
+    const c = this.#cached(peer);
+    const f = this.#f;
+    const dest = peer.nodeName;
+    if (r.connectMs !== undefined) {
+      this.#trackCached(c, "tcp", dest, f.tcpConnect, c.labels);
+      f.tcpConnect.observe(c.labels, ms(r.connectMs));
+    }
+    if (r.totalMs !== undefined) {
+      this.#trackCached(c, "tcp", dest, f.tcpTotal, c.labels);
+      f.tcpTotal.observe(c.labels, ms(r.totalMs));
+    }
+    this.#count(c, "tcp", dest, f.tcpResults, r.ok);
   }
 
   /** Jitter is removed (not left stale) for a run with fewer than two replies. */
   recordUdp(peer: MetricsPeer, r: UdpProbeResult): void {
-    const l = this.#peerLabels(peer);
-    for (const rtt of r.rttsMs) this.#observe("udp", peer.nodeName, this.#f.udpRtt, l, ms(rtt));
-    if (r.jitterMs !== undefined) this.#set("udp", peer.nodeName, this.#f.udpJitter, l, ms(r.jitterMs));
-    else this.#f.udpJitter.remove(l);
-    this.#set("udp", peer.nodeName, this.#f.udpLoss, l, r.lossRatio);
-    this.#inc("udp", peer.nodeName, this.#f.udpResults, { ...l, result: result(r.ok) });
+    const c = this.#cached(peer);
+    const f = this.#f;
+    const dest = peer.nodeName;
+    if (r.rttsMs.length > 0) this.#trackCached(c, "udp", dest, f.udpRtt, c.labels);
+    for (const rtt of r.rttsMs) f.udpRtt.observe(c.labels, ms(rtt));
+    if (r.jitterMs !== undefined) {
+      this.#trackCached(c, "udp", dest, f.udpJitter, c.labels);
+      f.udpJitter.set(c.labels, ms(r.jitterMs));
+    } else f.udpJitter.remove(c.labels);
+    this.#trackCached(c, "udp", dest, f.udpLoss, c.labels);
+    f.udpLoss.set(c.labels, r.lossRatio);
+    this.#count(c, "udp", dest, f.udpResults, r.ok);
   }
 
   recordIcmp(peer: MetricsPeer, r: IcmpRecord): void {
-    const l = this.#peerLabels(peer);
-    for (const rtt of r.rtts) this.#observe("icmp", peer.nodeName, this.#f.icmpRtt, l, ms(rtt));
-    this.#set("icmp", peer.nodeName, this.#f.icmpLoss, l, r.lossRatio);
-    this.#inc("icmp", peer.nodeName, this.#f.icmpResults, { ...l, result: result(r.ok) });
+    const c = this.#cached(peer);
+    const f = this.#f;
+    const dest = peer.nodeName;
+    if (r.rtts.length > 0) this.#trackCached(c, "icmp", dest, f.icmpRtt, c.labels);
+    for (const rtt of r.rtts) f.icmpRtt.observe(c.labels, ms(rtt));
+    this.#trackCached(c, "icmp", dest, f.icmpLoss, c.labels);
+    f.icmpLoss.set(c.labels, r.lossRatio);
+    this.#count(c, "icmp", dest, f.icmpResults, r.ok);
+  }
+
+  #count(c: PeerLabelCache, plane: string, dest: string, family: Families["tcpResults"], ok: boolean) {
+    const labels = ok ? c.success : c.fail;
+    this.#trackCached(c, plane, dest, family, labels);
+    family.inc(labels);
   }
 
   /**
@@ -229,11 +300,13 @@ export class ProbeMetrics {
   /** Removes every series of a departed peer, in every family (probe_intended included). */
   removePeer(destinationNodeName: string): void {
     this.#intended.delete(destinationNodeName);
+    this.#peerCache.delete(destinationNodeName);
     this.#tracker.remove({ dest: destinationNodeName });
   }
 
   /** Removes one plane's series of one peer (the peer stopped running that plane). */
   removePeerPlane(destinationNodeName: string, plane: Plane): void {
+    this.#peerCache.delete(destinationNodeName);
     this.#tracker.remove({
       dest: destinationNodeName,
       plane: (p) => p === plane || (plane === "mtr" && p === "mtr-hops"),
@@ -242,6 +315,7 @@ export class ProbeMetrics {
 
   /** Removes every series of a plane (checker disabled, or its targets changed); probe_intended is kept. */
   removePlane(plane: Plane): void {
+    this.#peerCache.clear();
     this.#tracker.remove({ plane: (p) => p === plane || (plane === "mtr" && p === "mtr-hops") });
   }
 
