@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
+import { Gauge, Registry } from "prom-client";
 import { ProbeMetrics } from "../metrics/probe-metrics.ts";
 import { createAgentHttpServers } from "./agent-servers.ts";
 
@@ -106,10 +107,15 @@ test("a taken port fails start and leaves nothing bound", async () => {
 });
 
 test("wire details: HEAD, query strings, 404 and 500 bodies", async () => {
-  const failing = new ProbeMetrics({ prefix: "svc", source: { nodeName: "x", zone: "" } }).registry;
-  failing.metrics = async () => {
-    throw new Error("boom");
-  };
+  const failing = new Registry();
+  new Gauge({
+    name: "svc_failing",
+    help: "a collect that throws",
+    registers: [failing],
+    collect() {
+      throw new Error("boom");
+    },
+  });
   const servers = createAgentHttpServers({
     httpPort: 0,
     metricsPort: 0,
@@ -142,6 +148,45 @@ test("wire details: HEAD, query strings, 404 and 500 bodies", async () => {
       error: "Internal Server Error",
       message: "boom",
     });
+  } finally {
+    await servers.stop();
+  }
+});
+
+test("/metrics streams exactly the exposition prom-client builds, family by family", async () => {
+  const metrics = new ProbeMetrics({ prefix: "svc", source: { nodeName: "a", zone: "z1" } });
+  for (let i = 0; i < 300; i++) {
+    const peer = { nodeName: `peer-${i}`, zone: `z${i % 3}` };
+    metrics.recordTcp(peer, { ok: i % 7 !== 0, connectMs: i / 10, totalMs: i / 5 });
+    metrics.recordUdp(peer, {
+      ok: true,
+      sent: 3,
+      received: 3,
+      lossRatio: 0,
+      rttsMs: [0.1, 0.2, i],
+      jitterMs: 1,
+    });
+    metrics.recordIcmp(peer, { ok: true, rtts: [0.05 * i], lossRatio: 0 });
+  }
+  const servers = createAgentHttpServers({
+    httpPort: 0,
+    metricsPort: 0,
+    host: "127.0.0.1",
+    registry: metrics.registry,
+    isReady: () => true,
+    version: { version: "2.5.0", commit: "abc1234" },
+  });
+  await servers.start();
+  try {
+    const res = await fetch(`http://127.0.0.1:${servers.metricsPort}/metrics`);
+    assert.equal(res.status, 200);
+    assert.equal(res.headers.get("content-type"), metrics.registry.contentType);
+    const body = await res.text();
+    assert.ok(body.length > 500_000, `exposition of ${body.length} bytes`);
+    assert.equal(body, await metrics.registry.metrics());
+    const head = await fetch(`http://127.0.0.1:${servers.metricsPort}/metrics`, { method: "HEAD" });
+    assert.equal(head.status, 200);
+    assert.equal(await head.text(), "");
   } finally {
     await servers.stop();
   }

@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { Registry } from "prom-client";
+import { metricsChunks, sendChunks } from "./metrics-stream.ts";
 
 export interface AgentHttpServersOptions {
   /** 0 = any free port */
@@ -30,6 +31,8 @@ interface Reply {
   status: number;
   type: string;
   body: string;
+  /** the body in chunks, instead of `body` (sent chunked, without content-length) */
+  chunks?: () => AsyncIterator<string>;
 }
 type Route = () => Reply | Promise<Reply>;
 
@@ -50,7 +53,12 @@ function probeRoutes(o: AgentHttpServersOptions): Map<string, Route> {
     ],
     [
       "/metrics",
-      async () => ({ status: 200, type: o.registry.contentType, body: await o.registry.metrics() }),
+      () => ({
+        status: 200,
+        type: o.registry.contentType,
+        body: "",
+        chunks: () => metricsChunks(o.registry),
+      }),
     ],
   ]);
 }
@@ -60,6 +68,12 @@ function errorReply(status: number, error: string, message: string): Reply {
 }
 
 function send(res: ServerResponse, r: Reply, head: boolean): void {
+  if (r.chunks) {
+    const failed = (err: unknown) =>
+      send(res, errorReply(500, "Internal Server Error", (err as Error).message), head);
+    void sendChunks(res, r.type, r.chunks(), head, failed);
+    return;
+  }
   res.writeHead(r.status, { "content-type": r.type, "content-length": Buffer.byteLength(r.body) });
   res.end(head ? undefined : r.body);
 }
