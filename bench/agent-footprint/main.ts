@@ -2,7 +2,10 @@
  * agent-footprint: one real `svc agent` process probing N simulated peers on loopback (tcp + udp + icmp at the
  * default 5 s intervals) for at least 60 s; reports CPU ms per second, peak RSS and probe start lateness.
  *
- *   npm run bench -- agent-footprint [--peers 100,1000] [--seconds 60] [--warmup 10]
+ *   npm run bench -- agent-footprint [--peers 100,1000] [--seconds 60] [--warmup 30]
+ *
+ * The warm-up is 30 s because V8 is still optimizing the probe path for the first ~40 s (at 100 peers ~100
+ * TurboFan compilations, ~0.4 s of CPU); an agent runs for days, so the figure wanted is the one after that.
  *
  * The peers are registrations made by this process with addresses 127.1.x.y (all of 127/8 is loopback here): one
  * TCP listener and one UDP echo socket on 0.0.0.0 answer for all of them, the kernel answers icmp. The controller
@@ -24,7 +27,7 @@ const { values } = parseArgs({
   options: {
     peers: { type: "string", default: "100,1000" },
     seconds: { type: "string", default: "60" },
-    warmup: { type: "string", default: "10" },
+    warmup: { type: "string", default: "30" },
     // the probe checkers to run (the others are disabled); for attributing cost to one checker
     planes: { type: "string", default: "tcp,udp,icmp" },
   },
@@ -196,6 +199,6 @@ record(
       "start lateness p99 ms",
     ],
     rows,
-  )}\n\nTargets: N=100 <= 25 ms CPU/s and <= 64 MiB; N=1000 <= 150 ms CPU/s and <= 128 MiB. tcp+udp(5 packets)+icmp, default 5 s intervals.`,
+  )}\n\nTargets: N=100 <= 25 ms CPU/s and <= 64 MiB; N=1000 <= 150 ms CPU/s and <= 128 MiB. ${[...planes].join("+")} (udp: 5 packets), default 5 s intervals; measured after a ${warmup} s warm-up.`,
 );
 process.exit(0);
