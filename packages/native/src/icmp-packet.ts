@@ -52,3 +52,18 @@ export function parseEchoReply(family: 4 | 6, data: Buffer): EchoMessage | undef
     payload: data.subarray(8),
   };
 }
+
+const ICMP_ERROR_NAMES: Record<string, string> = {
+  "4:3:3": "port unreachable",
+  "4:3": "destination unreachable",
+  "4:11": "time exceeded",
+  "6:1:4": "port unreachable",
+  "6:1": "destination unreachable",
+  "6:2": "packet too big",
+  "6:3": "time exceeded",
+};
+
+/** A short name for an ICMP(v6) error ("port unreachable", "time exceeded"...), undefined for other types. */
+export function icmpErrorName(family: 4 | 6, type: number, code: number): string | undefined {
+  return ICMP_ERROR_NAMES[`${family}:${type}:${code}`] ?? ICMP_ERROR_NAMES[`${family}:${type}`];
+}

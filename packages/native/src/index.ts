@@ -4,6 +4,7 @@ export {
   type EchoMessage,
   ICMP_ECHO_REPLY,
   ICMP_ECHO_REQUEST,
+  icmpErrorName,
   internetChecksum,
   parseEchoReply,
 } from "./icmp-packet.ts";

@@ -4,6 +4,7 @@ import {
   buildEchoRequest,
   type Datagram,
   type Family,
+  icmpErrorName,
   parseEchoReply,
   RawSocket,
   type RawSocketKind,
@@ -66,14 +67,6 @@ interface Pending {
   onError(message: string): void;
 }
 
-const ICMP_ERROR_NAMES: Record<string, string> = {
-  "4:3": "destination unreachable",
-  "4:11": "time exceeded",
-  "6:1": "destination unreachable",
-  "6:3": "time exceeded",
-  "6:2": "packet too big",
-};
-
 /** One socket of one family and the requests in flight on it, keyed by sequence number. */
 class EchoChannel {
   readonly socket: RawSocket;
@@ -135,7 +128,7 @@ class EchoChannel {
     }
     // Raw sockets receive ICMP errors as messages quoting our request: [type code csum unused][IP hdr][icmp].
     const type = d.data[0] ?? -1;
-    const name = ICMP_ERROR_NAMES[`${this.#family}:${type}`];
+    const name = icmpErrorName(this.#family, type, d.data[1] ?? 0);
     if (!name || d.data.length < 8) return;
     let inner = 8;
     if (this.#family === 4) inner += ((d.data[8] ?? 0) & 0x0f) * 4;
@@ -151,7 +144,7 @@ class EchoChannel {
     const what =
       e.origin === "local"
         ? `local error ${e.errno}`
-        : `${ICMP_ERROR_NAMES[`${this.#family}:${e.type}`] ?? `icmp type ${e.type}`} from ${e.offender ?? "?"} (code ${e.code})`;
+        : `${icmpErrorName(this.#family, e.type, e.code) ?? `icmp type ${e.type}`} from ${e.offender ?? "?"} (code ${e.code})`;
     this.#failSeq(e.data.readUInt16BE(6), what);
   }
 

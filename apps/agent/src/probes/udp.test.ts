@@ -74,6 +74,23 @@ test("udp probe with no echo is a failure with loss 1", async () => {
   }
 });
 
+for (const [type, host] of [
+  ["udp4", "127.0.0.1"],
+  ["udp6", "::1"],
+] as const) {
+  test(`udp probe to a closed port over ${host} names the ICMP port unreachable it got`, async () => {
+    // a port that was just free: bind, read it, close
+    const s = dgram.createSocket(type);
+    await new Promise<void>((r) => s.bind(0, host, () => r()));
+    const port = s.address().port;
+    await new Promise<void>((r) => s.close(() => r()));
+    const r = await probeUdp({ address: host, port, timeoutMs: 100, packets: 2 });
+    assert.equal(r.ok, false);
+    assert.equal(r.lossRatio, 1);
+    assert.match(r.error ?? "", new RegExp(`^port unreachable from ${host.replace(/\./g, "\\.")}$`));
+  });
+}
+
 test("udp probe ignores stray datagrams that are not its own", async () => {
   // An "echo" that answers with garbage and with a foreign probe id: none of it may count.
   const s = dgram.createSocket("udp4");

@@ -1,6 +1,6 @@
 import { randomInt } from "node:crypto";
 import net from "node:net";
-import { type Datagram, type Family, RawSocket, type SocketError } from "@svc/native";
+import { type Datagram, type Family, icmpErrorName, RawSocket, type SocketError } from "@svc/native";
 import { type ClockEntry, type ProbeClock, timerClock } from "../clock/probe-clock.ts";
 import { describeError } from "./elapsed.ts";
 
@@ -80,22 +80,10 @@ interface RunHandle {
   onClose(): void;
 }
 
-const ICMP_ERRORS: Record<string, string> = {
-  "4:3:3": "port unreachable",
-  "4:3": "destination unreachable",
-  "4:11": "time exceeded",
-  "6:1:4": "port unreachable",
-  "6:1": "destination unreachable",
-  "6:3": "time exceeded",
-};
-
 /** Text for an error-queue entry about one of our datagrams (ICMP port unreachable, host unreachable...). */
 function describeSocketError(family: Family, e: SocketError): string {
   if (e.origin === "local") return `local error (errno ${e.errno})`;
-  const name =
-    ICMP_ERRORS[`${family}:${e.type}:${e.code}`] ??
-    ICMP_ERRORS[`${family}:${e.type}`] ??
-    `icmp type ${e.type} code ${e.code}`;
+  const name = icmpErrorName(family, e.type, e.code) ?? `icmp type ${e.type} code ${e.code}`;
   return e.offender ? `${name} from ${e.offender}` : name;
 }
 
