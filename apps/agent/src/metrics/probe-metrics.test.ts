@@ -96,6 +96,36 @@ test("removePeer drops every series of the departed peer and nothing else", asyn
   assert.equal(seriesOf(text, 'host="svc-api"').length > 0, true);
 });
 
+test("a peer recorded again after its removal (or a plane's) can be removed again", async () => {
+  const m = filled();
+  const again = () => {
+    m.recordTcp(b, { ok: true, connectMs: 0.4, totalMs: 0.9 });
+    m.recordUdp(b, { ok: true, sent: 2, received: 2, lossRatio: 0, rttsMs: [0.2, 0.3], jitterMs: 0.1 });
+    m.recordIcmp(b, { ok: false, rtts: [], lossRatio: 1 });
+  };
+  m.removePeer("node-b");
+  again();
+  assert.ok(seriesOf(await m.metrics(), 'destination_node="node-b"').length > 10);
+  m.removePeer("node-b");
+  assert.deepEqual(seriesOf(await m.metrics(), 'destination_node="node-b"'), []);
+  again();
+  m.removePlane("udp");
+  again();
+  m.removePeerPlane("node-b", "udp");
+  assert.deepEqual(
+    seriesOf(await m.metrics(), "svc_udp_").filter((l) => l.includes('"node-b"')),
+    [],
+  );
+  m.removePeer("node-b");
+  assert.deepEqual(seriesOf(await m.metrics(), 'destination_node="node-b"'), []);
+  // a peer whose zone changed is recorded under the new zone only
+  m.recordTcp({ nodeName: "node-c", zone: "z7" }, { ok: true, connectMs: 1 });
+  assert.match(
+    await m.metrics(),
+    /destination_node="node-c",source_zone="z1",destination_zone="z7",result="success"/,
+  );
+});
+
 test("removePlane drops one plane's series only", async () => {
   const m = filled();
   m.removePlane("udp");

@@ -1,7 +1,8 @@
 import assert from "node:assert/strict";
 import net from "node:net";
 import { test } from "node:test";
-import { probeTcp } from "./tcp.ts";
+import { CoalescingClock } from "../clock/probe-clock.ts";
+import { createTcpProber, probeTcp } from "./tcp.ts";
 
 async function listen(host: string): Promise<net.Server> {
   const server = net.createServer((s) => s.resume());
@@ -57,6 +58,25 @@ test("tcp probe reports connect but no total when the peer never closes", async 
     assert.equal(r.totalMs, undefined);
   } finally {
     for (const s of sockets) s.destroy();
+    server.close();
+  }
+});
+
+test("a batch of tcp probes asked for at once (queued, one start per turn) all connect and close", async () => {
+  const server = await listen("127.0.0.1");
+  const prober = createTcpProber({ clock: new CoalescingClock() });
+  try {
+    const port = portOf(server);
+    const results = await Promise.all(
+      Array.from({ length: 20 }, () => prober.probe({ address: "127.0.0.1", port, timeoutMs: 2000 })),
+    );
+    for (const r of results) {
+      assert.equal(r.ok, true, r.error);
+      assert.ok(r.connectMs !== undefined && r.totalMs !== undefined);
+    }
+    // the queue drains again after it ran empty
+    assert.equal((await prober.probe({ address: "127.0.0.1", port, timeoutMs: 2000 })).ok, true);
+  } finally {
     server.close();
   }
 });
