@@ -98,14 +98,6 @@ export class CoalescingClock implements ProbeClock {
     return entry;
   }
 
-  /** Cancels every pending callback. */
-  clear(): void {
-    this.#byEarliest.clear();
-    this.#byLatest.clear();
-    this.#pending = 0;
-    this.#disarm();
-  }
-
   #arm(at: number): void {
     if (this.#timer) clearTimeout(this.#timer);
     this.#armedFor = at;
