@@ -57,6 +57,30 @@ test("a callback never runs after its latest time, even when later ones were sch
   assert.ok(soon >= 39 && soon < 110, `inner-soon ran at +${soon} ms`);
 });
 
+test("a callback is never told a time before its own, so one that waits for its time by re-scheduling ends", async () => {
+  const clock = new CoalescingClock();
+  const runs: number[] = [];
+  for (let i = 0; i < 30; i++) {
+    const at = clock.now() + 3 + (i % 5) * 0.37;
+    await new Promise<void>((resolve) => {
+      let calls = 0;
+      const check = (now: number) => {
+        calls++;
+        if (now < at && calls < 100) clock.schedule(at, check);
+        else {
+          runs.push(calls);
+          resolve();
+        }
+      };
+      clock.schedule(at, check);
+    });
+  }
+  assert.ok(
+    runs.every((c) => c === 1),
+    `calls per wait: ${runs.join(",")}`,
+  );
+});
+
 test("cancelled callbacks never run; callbacks scheduled in the past run at once", async () => {
   const clock = new CoalescingClock();
   let ran = 0;

@@ -48,7 +48,8 @@ interface Entry extends ClockEntry {
  * Why: on small (virtualised) machines each wake-up of an idle Node process costs 100-200 µs of CPU before any
  * work is done (measured in docs/decisions.md), which at hundreds of peers is most of the agent's CPU.
  * Callbacks never run later than planned + late (give or take the event loop's own delay), nor more than 1 ms
- * (Node's timer resolution) before planned - early. A callback that throws does not stop the batch; its error
+ * (Node's timer resolution) before planned - early; the time a callback is given is never before planned - early.
+ * A callback that throws does not stop the batch; its error
  * goes to onError (default: rethrown on its own, as an uncaught exception, like a timer's).
  */
 export class CoalescingClock implements ProbeClock {
@@ -130,7 +131,9 @@ export class CoalescingClock implements ProbeClock {
       e.done = true;
       this.#pending--;
       try {
-        e.fn(now);
+        // never earlier than its window opens, as far as the callback can tell: one that re-schedules itself
+        // until `now` reaches its time would otherwise loop within this batch
+        e.fn(Math.max(now, e.earliest));
       } catch (err) {
         this.#onError(err);
       }
