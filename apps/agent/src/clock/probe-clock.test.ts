@@ -31,8 +31,11 @@ test("callbacks whose window has opened run in the batch of the one that is due"
   await sleep(220);
   assert.deepEqual(ran.map((r) => r.name).sort(), ["due", "early-ok", "late-ok", "too-far"]);
   const at = Object.fromEntries(ran.map((r) => [r.name, r.at]));
-  assert.equal(at.due, at["early-ok"], "one batch, one time");
-  assert.equal(at.due, at["late-ok"]);
+  // one batch: the same time, except that a callback run in the sub-millisecond before its own time is told that
+  // time (a second batch would come a timer later, at least 1 ms)
+  const sameBatch = (x: string, y: string) => Math.abs((at[x] ?? 0) - (at[y] ?? Number.NaN)) < 1;
+  assert.ok(sameBatch("due", "early-ok"), `due ${at.due}, early-ok ${at["early-ok"]}`);
+  assert.ok(sameBatch("due", "late-ok"), `due ${at.due}, late-ok ${at["late-ok"]}`);
   assert.ok((at.due ?? 0) >= t0 + 30 && (at.due ?? 0) < t0 + 70, `batch at ${(at.due ?? 0) - t0}`);
   assert.ok((at["too-far"] ?? 0) >= t0 + 100, "never before its window opens");
   assert.equal(clock.pending, 0);
