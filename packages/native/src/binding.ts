@@ -44,7 +44,19 @@ export interface NativeOpenOptions {
   protocol?: number;
   /** raw IPv6 sockets: IPV6_CHECKSUM offset so the kernel fills the checksum. */
   checksumOffset?: number;
+  /** false: no reception on the loop; the owner calls drain(). Default true. */
+  watch?: boolean;
+  /** SO_RCVBUF(FORCE) bytes; 0/absent = the kernel default */
+  recvBuffer?: number;
 }
+
+/** Completion of a tcp probe: errno name and text on failure; ns from start, -1 when not reached. */
+export type NativeTcpProbeCallback = (
+  code: string | undefined,
+  message: string | undefined,
+  connectNs: number,
+  totalNs: number,
+) => void;
 
 /** The functions build/Release/svc_native.node exports. */
 export interface NativeBinding {
@@ -64,6 +76,11 @@ export interface NativeBinding {
     source: string | undefined,
   ): number;
   connect(h: NativeHandle, address: string, port: number): void;
+  /** reads what is pending now (sockets opened with watch: false); callbacks run before it returns */
+  drain(h: NativeHandle): number;
+  tcpProbe(family: 4 | 6, address: string, port: number, onDone: NativeTcpProbeCallback): NativeHandle;
+  /** closes a tcp probe without calling onDone; ns to connect, or -1 */
+  tcpProbeAbort(h: NativeHandle): number;
   /** uv_hrtime() (process.hrtime.bigint()'s clock) right before the last sendmsg; 0n before any */
   lastSentAt(h: NativeHandle): bigint;
   localPort(h: NativeHandle): number;

@@ -20,3 +20,4 @@ export {
   type SendOptions,
   type SocketError,
 } from "./raw-socket.ts";
+export { startTcpProbe, type TcpProbeHandle, type TcpProbeOutcome } from "./tcp-probe.ts";

@@ -16,7 +16,7 @@ export interface Datagram {
   ifindex?: number;
   /** Received TTL / hop limit (needs recvTtl; IPv4 raw sockets always report it). */
   ttl?: number;
-  /** process.hrtime.bigint() clock, taken right after recvmsg returned. */
+  /** When the kernel received it (its timestamp, moved onto process.hrtime.bigint()'s clock). */
   receivedAt: bigint;
 }
 
@@ -64,6 +64,13 @@ export interface RawSocketOptions {
   recvTtl?: boolean;
   broadcast?: boolean;
   pmtuDiscover?: "dont" | "want" | "do" | "probe";
+  /**
+   * false: nothing is read on the event loop; the owner calls drain() when it is awake anyway (receivedAt is
+   * the kernel's arrival time either way). Default true: datagrams are delivered as they arrive.
+   */
+  watch?: boolean;
+  /** Receive buffer size, bytes (SO_RCVBUFFORCE when privileged, else SO_RCVBUF capped by rmem_max). */
+  recvBufferBytes?: number;
 }
 
 /** Per-send options. */
@@ -81,8 +88,9 @@ const pmtuValue = { dont: 0, want: 1, do: 2, probe: 3 } as const;
 const kindValue = { udp: 0, "icmp-dgram": 1, "icmp-raw": 2, raw: 2 } as const;
 
 /**
- * A datagram socket with the options Node's dgram lacks. Reception runs on the libuv loop (uv_poll on the fd);
- * set the callbacks with onMessage/onError. An open socket keeps the process alive unless unref()'d.
+ * A datagram socket with the options Node's dgram lacks. Reception runs on the libuv loop (uv_poll on the fd),
+ * or on demand (drain()) for a socket opened with watch: false; set the callbacks with onMessage/onError.
+ * A watched open socket keeps the process alive unless unref()'d.
  */
 export class RawSocket {
   readonly kind: RawSocketKind;
@@ -120,6 +128,8 @@ export class RawSocket {
       broadcast: opts.broadcast,
       protocol: opts.protocol,
       checksumOffset: opts.checksumOffset,
+      watch: opts.watch ?? true,
+      recvBuffer: opts.recvBufferBytes,
     };
     if (opts.pmtuDiscover) native.pmtu = pmtuValue[opts.pmtuDiscover];
     if (opts.bind) {
@@ -182,6 +192,16 @@ export class RawSocket {
    */
   lastSentAt(): bigint {
     return this.#binding.lastSentAt(this.#handle);
+  }
+
+  /**
+   * Reads every datagram and error-queue entry pending now, calling onMessage / onError before it returns;
+   * returns how many. For sockets opened with watch: false (harmless on the others). An exception thrown by a
+   * callback ends the drain and propagates.
+   */
+  drain(): number {
+    if (this.#closed) return 0;
+    return this.#binding.drain(this.#handle);
   }
 
   /** Connects (fixes the peer) so mtu() can report the route MTU. */

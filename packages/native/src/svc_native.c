@@ -1,6 +1,8 @@
 // svc_native: the socket calls Node's dgram lacks (ping sockets, raw sockets, IP_RECVERR error queue,
 // PMTU discovery modes, per-send TTL, IP_PKTINFO source selection, IP_MTU). Plain N-API (C), libuv
-// integration through uv_poll_t on the socket fd: no threads, no JS polling.
+// integration through uv_poll_t on the socket fd (no threads), or, for sockets opened with watch: false,
+// reads on demand (drain) when the caller is awake anyway; kernel receive timestamps keep RTTs exact either way.
+// The tcp probe lives in tcp_probe.c.
 #define _GNU_SOURCE
 #include <arpa/inet.h>
 #include <errno.h>
@@ -19,7 +21,10 @@ extern unsigned int if_nametoindex(const char *ifname);  // <net/if.h> clashes w
 #include <unistd.h>
 #include <uv.h>
 
+#include "svc_native.h"
+
 #define RECV_BUF 70000
+#define MAX_QUEUED_NS (600 * 1000000000LL)
 #define KIND_UDP 0
 #define KIND_ICMP_DGRAM 1
 #define KIND_RAW 2
@@ -32,6 +37,9 @@ typedef struct {
   int closing;
   uint64_t sent_at; /* uv_hrtime() right before the last sendmsg (process.hrtime.bigint()'s clock) */
   int pktinfo;
+  int watch;   /* reception on the loop (uv_poll) rather than by drain() */
+  int in_js;   /* inside drain(): callbacks are plain calls, not callbacks from the loop */
+  int threw;   /* a callback threw during drain(): stop and let the exception reach drain's caller */
   napi_env env;
   uv_poll_t poll;
   napi_ref self;     // strong while open, so the wrapper outlives the poll handle
@@ -41,7 +49,7 @@ typedef struct {
   unsigned char *buf;
 } sock_t;
 
-static napi_value throw_errno(napi_env env, int err, const char *what) {
+napi_value throw_errno(napi_env env, int err, const char *what) {
   char msg[256];
   snprintf(msg, sizeof msg, "%s: %s", what, strerror(err));
   napi_value code, m, e, n;
@@ -54,7 +62,7 @@ static napi_value throw_errno(napi_env env, int err, const char *what) {
   return NULL;
 }
 
-static napi_value throw_type(napi_env env, const char *msg) {
+napi_value throw_type(napi_env env, const char *msg) {
   napi_throw_type_error(env, "ERR_INVALID_ARG", msg);
   return NULL;
 }
@@ -82,7 +90,7 @@ static int get_bool_prop(napi_env env, napi_value obj, const char *name) {
   return r ? 1 : 0;
 }
 
-static int get_str(napi_env env, napi_value v, char *out, size_t n) {
+int get_str(napi_env env, napi_value v, char *out, size_t n) {
   size_t len;
   napi_valuetype t;
   napi_typeof(env, v, &t);
@@ -91,7 +99,7 @@ static int get_str(napi_env env, napi_value v, char *out, size_t n) {
 }
 
 // Parse "address" for family into ss; 0 on failure.
-static int make_addr(int family, const char *addr, int port, struct sockaddr_storage *ss, socklen_t *len) {
+int make_addr(int family, const char *addr, int port, struct sockaddr_storage *ss, socklen_t *len) {
   memset(ss, 0, sizeof *ss);
   if (family == 4) {
     struct sockaddr_in *s = (struct sockaddr_in *)ss;
@@ -161,7 +169,12 @@ static void call_cb(sock_t *s, napi_ref ref, size_t argc, napi_value *argv) {
   napi_value fn, recv, res;
   if (!ref || napi_get_reference_value(env, ref, &fn) != napi_ok || !fn) return;
   napi_get_global(env, &recv);  // napi_make_callback wants an object receiver
-  napi_make_callback(env, s->actx, recv, fn, argc, argv, &res);
+  if (!s->in_js) {
+    napi_make_callback(env, s->actx, recv, fn, argc, argv, &res);
+    return;
+  }
+  // called from JavaScript (drain): a plain call; an exception ends the drain and propagates
+  if (napi_call_function(env, recv, fn, argc, argv, &res) != napi_ok) s->threw = 1;
 }
 
 // A receive into the socket's buffer: source address into `from` (zeroed), ancillary data into `ctrl`.
@@ -179,17 +192,19 @@ static void recv_msg_init(sock_t *s, struct msghdr *msg, struct iovec *iov, stru
   msg->msg_controllen = ctrl_len;
 }
 
-// Drains the error queue: ICMP errors and local errors (EMSGSIZE ...).
-static void drain_errqueue(sock_t *s) {
+// Drains the error queue: ICMP errors and local errors (EMSGSIZE ...). Returns the entries read.
+static int drain_errqueue(sock_t *s) {
+  int count = 0;
   for (;;) {
-    if (s->closing) return;
+    if (s->closing || s->threw) return count;
     struct sockaddr_storage from;
     char ctrl[512];
     struct iovec iov;
     struct msghdr msg;
     recv_msg_init(s, &msg, &iov, &from, ctrl, sizeof ctrl);
     ssize_t n = recvmsg(s->fd, &msg, MSG_ERRQUEUE | MSG_DONTWAIT);
-    if (n < 0) return;
+    if (n < 0) return count;
+    count++;
     struct sock_extended_err *ee = NULL;
     for (struct cmsghdr *c = CMSG_FIRSTHDR(&msg); c; c = CMSG_NXTHDR(&msg, c)) {
       if ((c->cmsg_level == SOL_IP && c->cmsg_type == IP_RECVERR) ||
@@ -226,9 +241,11 @@ static void drain_errqueue(sock_t *s) {
   }
 }
 
-static void drain_messages(sock_t *s) {
+// Reads the pending datagrams (at most 4096). Returns how many were read.
+static int drain_messages(sock_t *s) {
+  int count = 0;
   for (int budget = 0; budget < 4096; budget++) {
-    if (s->closing) return;
+    if (s->closing || s->threw) return count;
     struct sockaddr_storage from;
     char ctrl[512];
     struct iovec iov;
@@ -238,20 +255,23 @@ static void drain_messages(sock_t *s) {
     uint64_t now = uv_hrtime();
     if (n < 0) {
       if (errno == EINTR) continue;
-      return;  // EAGAIN, or an error already reported through the error queue
+      return count;  // EAGAIN, or an error already reported through the error queue
     }
+    count++;
     int ttl = -1, ifindex = -1, have_local = 0;
     unsigned char local[16];
     for (struct cmsghdr *c = CMSG_FIRSTHDR(&msg); c; c = CMSG_NXTHDR(&msg, c)) {
       if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_TIMESTAMPNS) {
         /* The kernel's receive time (CLOCK_REALTIME), moved onto uv_hrtime's monotonic clock: the time this
-           process took to wake up and read the socket is not network time (iputils ping does the same). */
+           process took to wake up and read the socket is not network time (iputils ping does the same). A
+           socket read by drain() may hold a datagram for as long as its owner's deadlines allow (seconds);
+           a wait beyond MAX_QUEUED_NS is taken for a step of the wall clock and not corrected. */
         struct timespec kts, rts;
         memcpy(&kts, CMSG_DATA(c), sizeof kts);
         clock_gettime(CLOCK_REALTIME, &rts);
         int64_t waited = ((int64_t)rts.tv_sec - (int64_t)kts.tv_sec) * 1000000000LL +
                          ((int64_t)rts.tv_nsec - (int64_t)kts.tv_nsec);
-        if (waited > 0 && waited < 1000000000LL && (uint64_t)waited < now) now -= (uint64_t)waited;
+        if (waited > 0 && waited < MAX_QUEUED_NS && (uint64_t)waited < now) now -= (uint64_t)waited;
       } else if (c->cmsg_level == SOL_IP && c->cmsg_type == IP_TTL) {
         memcpy(&ttl, CMSG_DATA(c), sizeof ttl);
       } else if (c->cmsg_level == SOL_IP && c->cmsg_type == IP_PKTINFO) {
@@ -301,6 +321,7 @@ static void drain_messages(sock_t *s) {
     call_cb(s, s->on_msg, 7, argv);
     napi_close_handle_scope(env, scope);
   }
+  return count;
 }
 
 static void on_poll(uv_poll_t *h, int status, int events) {
@@ -385,6 +406,11 @@ static napi_value js_open(napi_env env, napi_callback_info info) {
     err = family == 4 ? set_int_opt(fd, SOL_IP, IP_PKTINFO, 1) : set_int_opt(fd, SOL_IPV6, IPV6_RECVPKTINFO, 1);
   if (!err && get_bool_prop(env, opts, "recvTtl"))
     err = family == 4 ? set_int_opt(fd, SOL_IP, IP_RECVTTL, 1) : set_int_opt(fd, SOL_IPV6, IPV6_RECVHOPLIMIT, 1);
+  int rcvbuf = get_int_prop(env, opts, "recvBuffer", 0);
+  if (!err && rcvbuf > 0) {
+    /* past net.core.rmem_max when privileged (SO_RCVBUFFORCE), else up to it */
+    if (set_int_opt(fd, SOL_SOCKET, SO_RCVBUFFORCE, rcvbuf) < 0) err = set_int_opt(fd, SOL_SOCKET, SO_RCVBUF, rcvbuf);
+  }
   if (!err && get_bool_prop(env, opts, "broadcast") && family == 4)
     err = set_int_opt(fd, SOL_SOCKET, SO_BROADCAST, 1);
   int pmtu = get_int_prop(env, opts, "pmtu", -1);  // 0 dont, 1 want, 2 do, 3 probe
@@ -440,6 +466,8 @@ static napi_value js_open(napi_env env, napi_callback_info info) {
   s->kind = kind;
   s->protocol = proto;
   s->env = env;
+  napi_value watchv;
+  s->watch = !get_prop(env, opts, "watch", &watchv) || get_bool_prop(env, opts, "watch");
   napi_value obj, name;
   napi_create_object(env, &obj);
   napi_wrap(env, obj, s, finalize_sock, NULL, NULL);
@@ -452,8 +480,26 @@ static napi_value js_open(napi_env env, napi_callback_info info) {
   napi_get_uv_event_loop(env, &loop);
   uv_poll_init(loop, &s->poll, fd);
   s->poll.data = s;
-  uv_poll_start(&s->poll, UV_READABLE, on_poll);
+  if (s->watch) uv_poll_start(&s->poll, UV_READABLE, on_poll);
   return obj;
+}
+
+/* drain(h) -> datagrams and error-queue entries read now (callbacks called before it returns). For sockets
+   opened with watch: false, whose owner reads when it is awake anyway instead of being woken per datagram. */
+static napi_value js_drain(napi_env env, napi_callback_info info) {
+  size_t argc = 1;
+  napi_value argv[1];
+  napi_get_cb_info(env, info, &argc, argv, NULL, NULL);
+  sock_t *s = argc >= 1 ? unwrap(env, argv[0]) : NULL;
+  if (!s) return throw_type(env, "drain(handle)");
+  if (s->closing) return int_value(env, 0);
+  s->in_js = 1;
+  s->threw = 0;
+  int n = drain_errqueue(s);
+  n += drain_messages(s);
+  s->in_js = 0;
+  if (s->threw) return NULL;  // the callback's exception is pending
+  return int_value(env, n);
 }
 
 // send(h, data, address, port, ttl (-1 default), sourceAddress|undefined) -> bytes sent; throws on local error
@@ -670,6 +716,7 @@ static napi_value js_icmp_allowed(napi_env env, napi_callback_info info) {
 static napi_value init(napi_env env, napi_value exports) {
   EXPORT("open", js_open);
   EXPORT("send", js_send);
+  EXPORT("drain", js_drain);
   EXPORT("lastSentAt", js_last_sent_at);
   EXPORT("connect", js_connect);
   EXPORT("localPort", js_local_port);
@@ -678,6 +725,7 @@ static napi_value init(napi_env env, napi_value exports) {
   EXPORT("close", js_close);
   EXPORT("interfaceMtu", js_interface_mtu);
   EXPORT("icmpDgramAllowed", js_icmp_allowed);
+  register_tcp_probe(env, exports);
   return exports;
 }
 
