@@ -125,3 +125,25 @@ test("timerClock runs each callback on its own timer and cancels", async () => {
   await sleep(30);
   assert.equal(ran, 1);
 });
+
+test("batch hooks run first in every batch, a throwing one does not stop it, and removal stops a hook", async () => {
+  const errors: unknown[] = [];
+  const clock = new CoalescingClock({ onError: (e) => errors.push(e) });
+  const order: string[] = [];
+  const removeA = clock.onBatch(() => order.push("hook a"));
+  clock.onBatch(() => {
+    throw new Error("hook b");
+  });
+  const t0 = performance.now();
+  clock.schedule(t0 + 10, () => order.push("first batch"));
+  await sleep(40);
+  removeA();
+  clock.schedule(performance.now() + 5, () => order.push("second batch"));
+  await sleep(40);
+  assert.deepEqual(order, ["hook a", "first batch", "second batch"]);
+  assert.deepEqual(
+    errors.map((e) => (e as Error).message),
+    ["hook b", "hook b"],
+  );
+  assert.equal(timerClock.onBatch, undefined, "plain timers have no batches");
+});

@@ -20,6 +20,11 @@ export interface ProbeClock {
   now(): number;
   /** Runs fn once, at a time within [at - early, at + late]; fn gets the time it runs at. */
   schedule(at: number, fn: (now: number) => void, slack?: Slack): ClockEntry;
+  /**
+   * Clocks that run callbacks in batches: runs fn at the start of every batch, before its callbacks (a socket
+   * read there instead of on its own wake-up). Returns the function that removes it.
+   */
+  onBatch?(fn: () => void): () => void;
 }
 
 /** A ProbeClock on plain Node timers: every callback runs on its own timer at its planned time. */
@@ -49,7 +54,8 @@ interface Entry extends ClockEntry {
  * work is done (measured in docs/decisions.md), which at hundreds of peers is most of the agent's CPU.
  * Callbacks never run later than planned + late (give or take the event loop's own delay), nor more than 1 ms
  * (Node's timer resolution) before planned - early; the time a callback is given is never before planned - early.
- * A callback that throws does not stop the batch; its error
+ * Batch hooks (onBatch) run at the start of every batch: the probers read their sockets there, so a reply costs
+ * no wake-up of its own. A callback that throws does not stop the batch; its error
  * goes to onError (default: rethrown on its own, as an uncaught exception, like a timer's).
  */
 export class CoalescingClock implements ProbeClock {
@@ -60,6 +66,7 @@ export class CoalescingClock implements ProbeClock {
   #armedFor = Number.POSITIVE_INFINITY;
   #pending = 0;
   #firing = false;
+  readonly #batchHooks = new Set<() => void>();
 
   constructor(options: { onError?: (err: unknown) => void } = {}) {
     this.#onError =
@@ -99,6 +106,15 @@ export class CoalescingClock implements ProbeClock {
     return entry;
   }
 
+  onBatch(fn: () => void): () => void {
+    // a wrapper per call, so the same function added twice is removed once per remover
+    const hook = () => fn();
+    this.#batchHooks.add(hook);
+    return () => {
+      this.#batchHooks.delete(hook);
+    };
+  }
+
   #arm(at: number): void {
     if (this.#timer) clearTimeout(this.#timer);
     this.#armedFor = at;
@@ -119,7 +135,25 @@ export class CoalescingClock implements ProbeClock {
     const now = performance.now();
     // Node fires a timer when its millisecond loop clock says so, which can be a fraction of a ms before `at`
     const horizon = now + TIMER_RESOLUTION_MS;
+    // Node's timers count from the event loop's cached time, which lags when the turn that armed the timer ran
+    // long: then the timer fires before anything is due, and only the timer is re-armed.
+    let head = this.#byEarliest.peek();
+    while (head?.done) {
+      this.#byEarliest.pop();
+      head = this.#byEarliest.peek();
+    }
+    if (!head || head.earliest > horizon) {
+      this.#rearm();
+      return;
+    }
     this.#firing = true;
+    for (const hook of this.#batchHooks) {
+      try {
+        hook();
+      } catch (err) {
+        this.#onError(err);
+      }
+    }
     // callbacks scheduled by the ones that run (at or before now) run in this batch too
     for (
       let e = this.#byEarliest.peek();
@@ -139,6 +173,11 @@ export class CoalescingClock implements ProbeClock {
       }
     }
     this.#firing = false;
+    this.#rearm();
+  }
+
+  /** Arms the timer for the earliest latest time among pending callbacks. */
+  #rearm(): void {
     let next = this.#byLatest.peek();
     while (next?.done) {
       this.#byLatest.pop();
