@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
 import { test } from "node:test";
 import { fileURLToPath } from "node:url";
+import { CoalescingClock, type ProbeClock, timerClock } from "../clock/probe-clock.ts";
 import { createIcmpProber, type IcmpResult } from "./icmp.ts";
 
 const isRoot = process.getuid?.() === 0;
@@ -31,27 +32,37 @@ function runInNs(ns: string, addresses: string[], wrap: string[] = [], env: Reco
   return JSON.parse(out.trim().split("\n").pop() ?? "{}") as NsOutput;
 }
 
-test("pings 127.0.0.1 and ::1 concurrently over shared sockets", { skip: rootSkip }, async () => {
-  const prober = createIcmpProber();
-  try {
-    const [v4, v6, again] = await Promise.all([
-      prober.probe({ address: "127.0.0.1", count: 3, timeoutMs: 1000 }),
-      prober.probe({ address: "::1", count: 3, timeoutMs: 1000, intervalMs: 5 }),
-      prober.probe({ address: "127.0.0.1", count: 2, timeoutMs: 1000 }),
-    ]);
-    for (const r of [v4, v6, again]) {
-      assert.equal(r?.ok, true, JSON.stringify(r));
-      assert.equal(r?.lossRatio, 0);
-      assert.equal(r?.received, r?.sent);
-      assert.ok((r?.rttMs ?? -1) > 0 && (r?.rttMs ?? Infinity) < 1000);
-      assert.equal(r?.error, undefined);
+/** Both ways replies are read: as they arrive (plain timers), and at the start of each clock batch. */
+const CLOCKS: readonly (readonly [string, () => ProbeClock])[] = [
+  ["plain timers (socket watched)", () => timerClock],
+  ["a batching clock (socket read per batch)", () => new CoalescingClock()],
+];
+
+for (const [via, clock] of CLOCKS) {
+  test(`pings 127.0.0.1 and ::1 concurrently over shared sockets, on ${via}`, {
+    skip: rootSkip,
+  }, async () => {
+    const prober = createIcmpProber({ clock: clock() });
+    try {
+      const [v4, v6, again] = await Promise.all([
+        prober.probe({ address: "127.0.0.1", count: 3, timeoutMs: 1000 }),
+        prober.probe({ address: "::1", count: 3, timeoutMs: 1000, intervalMs: 5 }),
+        prober.probe({ address: "127.0.0.1", count: 2, timeoutMs: 1000 }),
+      ]);
+      for (const r of [v4, v6, again]) {
+        assert.equal(r?.ok, true, JSON.stringify(r));
+        assert.equal(r?.lossRatio, 0);
+        assert.equal(r?.received, r?.sent);
+        assert.ok((r?.rttMs ?? -1) > 0 && (r?.rttMs ?? Infinity) < 1000);
+        assert.equal(r?.error, undefined);
+      }
+      assert.equal(v4?.rtts.length, 3);
+      assert.equal(again?.rtts.length, 2);
+    } finally {
+      prober.close();
     }
-    assert.equal(v4?.rtts.length, 3);
-    assert.equal(again?.rtts.length, 2);
-  } finally {
-    prober.close();
-  }
-});
+  });
+}
 
 test("reports bad input and closed prober as data", async () => {
   const prober = createIcmpProber();
@@ -96,6 +107,13 @@ test("loss 1 to a namespace that drops icmp; dgram sockets when ping_group_range
     assert.equal(unpriv.kind4, "icmp-dgram");
     assert.equal(unpriv.kind6, "icmp-dgram");
     for (const r of unpriv.results) assert.deepEqual([r.ok, r.lossRatio, r.received], [true, 0, 3]);
+    // the same with replies read per clock batch, as the agent reads them
+    const batched = runInNs(a, targets, ["capsh", "--drop=cap_net_raw", "--", "-c", 'exec "$0" "$@"'], {
+      FORBID_RAW: "1",
+      BATCH_CLOCK: "1",
+    });
+    assert.equal(batched.kind4, "icmp-dgram");
+    for (const r of batched.results) assert.deepEqual([r.ok, r.lossRatio, r.received], [true, 0, 3]);
 
     const rules = [
       "table inet t {",
@@ -108,7 +126,8 @@ test("loss 1 to a namespace that drops icmp; dgram sockets when ping_group_range
     ];
     sh("ip", ["netns", "exec", b, "nft", "-f", "-"], `${rules.join("\n")}\n`);
     const dropped = runInNs(a, targets);
-    for (const r of dropped.results) {
+    const droppedBatched = runInNs(a, targets, [], { BATCH_CLOCK: "1" });
+    for (const r of [...dropped.results, ...droppedBatched.results]) {
       assert.equal(r.ok, false);
       assert.equal(r.lossRatio, 1);
       assert.equal(r.sent, 3);

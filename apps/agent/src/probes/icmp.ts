@@ -27,8 +27,8 @@ export interface IcmpProbeTarget {
 }
 
 /**
- * Outcome of one icmp probe. ok: at least one reply. rtts: milliseconds (ns resolution), one per reply, send
- * hrtime to the receive hrtime taken right after recvmsg. rttMs: their mean. lossRatio: 1 - received/sent
+ * Outcome of one icmp probe. ok: at least one reply. rtts: milliseconds (ns resolution), one per reply, from
+ * right before sendmsg to the kernel's receive time. rttMs: their mean. lossRatio: 1 - received/sent
  * (1 when nothing could be sent). error: the last send failure or ICMP error, or why the socket could not open.
  */
 export interface IcmpResult {
@@ -51,6 +51,11 @@ export interface IcmpProberOptions {
 
 /** A reply deadline may be checked up to this much late, ms, to share a wake-up. */
 const DEADLINE_LATE_MS = 50;
+/**
+ * Receive buffer of a socket read once per clock batch (at least every DEADLINE_LATE_MS while requests are in
+ * flight): room for thousands of replies, and for other processes' ICMP a raw socket also receives.
+ */
+const POLLED_RECV_BUFFER_BYTES = 1 << 20;
 
 /** Pings many targets concurrently over one socket per family. */
 export interface IcmpProber {
@@ -76,14 +81,35 @@ class EchoChannel {
   readonly #cookie: Buffer;
   #seq: number;
 
-  constructor(family: Family, forbidRaw: boolean) {
+  readonly #unhook: (() => void) | undefined;
+
+  /**
+   * With a batching clock the socket is not watched: replies are read at the start of each batch (kernel
+   * receive times keep the RTTs exact), so a reply costs no wake-up of its own.
+   */
+  constructor(family: Family, forbidRaw: boolean, clock: ProbeClock) {
     this.#family = family;
-    this.socket = RawSocket.open({ family, kind: "icmp", forbidRaw, recvErr: true }).unref();
+    const polled = clock.onBatch !== undefined;
+    this.socket = RawSocket.open({
+      family,
+      kind: "icmp",
+      forbidRaw,
+      recvErr: true,
+      watch: !polled,
+      recvBufferBytes: polled ? POLLED_RECV_BUFFER_BYTES : undefined,
+    }).unref();
+    const socket = this.socket;
+    this.#unhook = clock.onBatch?.(() => socket.drain());
     this.#cookie = randomBytes(8);
     this.#identifier = this.#cookie.readUInt16BE(0);
     this.#seq = this.#cookie.readUInt16BE(2);
     this.socket.onMessage((d) => this.#onMessage(d));
     this.socket.onError((e) => this.#onSocketError(e));
+  }
+
+  close(): void {
+    this.#unhook?.();
+    this.socket.close();
   }
 
   get inFlight(): number {
@@ -172,7 +198,7 @@ export function createIcmpProber(opts: IcmpProberOptions = {}): IcmpProber {
     const c = channels.get(family);
     if (c || closed) return c;
     try {
-      const n = new EchoChannel(family, opts.forbidRaw ?? false);
+      const n = new EchoChannel(family, opts.forbidRaw ?? false, clock);
       channels.set(family, n);
       openErrors.delete(family);
       return n;
@@ -261,7 +287,7 @@ export function createIcmpProber(opts: IcmpProberOptions = {}): IcmpProber {
     socketKind: (family) => channel(family)?.socket.kind,
     close: () => {
       closed = true;
-      for (const c of channels.values()) c.socket.close();
+      for (const c of channels.values()) c.close();
       channels.clear();
     },
   };

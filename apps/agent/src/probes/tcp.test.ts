@@ -62,7 +62,7 @@ test("tcp probe reports connect but no total when the peer never closes", async 
   }
 });
 
-test("a batch of tcp probes asked for at once (queued, one start per turn) all connect and close", async () => {
+test("a batch of tcp probes asked for in one clock batch all connect and close", async () => {
   const server = await listen("127.0.0.1");
   const prober = createTcpProber({ clock: new CoalescingClock() });
   try {
@@ -74,7 +74,7 @@ test("a batch of tcp probes asked for at once (queued, one start per turn) all c
       assert.equal(r.ok, true, r.error);
       assert.ok(r.connectMs !== undefined && r.totalMs !== undefined);
     }
-    // the queue drains again after it ran empty
+    // and again after the batch
     assert.equal((await prober.probe({ address: "127.0.0.1", port, timeoutMs: 2000 })).ok, true);
   } finally {
     server.close();

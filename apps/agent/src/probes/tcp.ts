@@ -1,5 +1,6 @@
-import net from "node:net";
+import net, { isIP } from "node:net";
 import { performance } from "node:perf_hooks";
+import { startTcpProbe, type TcpProbeHandle } from "@svc/native";
 import { type ClockEntry, type ProbeClock, timerClock } from "../clock/probe-clock.ts";
 import { describeError, elapsedMs } from "./elapsed.ts";
 
@@ -27,8 +28,53 @@ export interface TcpProbeResult {
 /** A timeout may be acted on up to this much late, ms, to share a wake-up (the result says what it saw). */
 const TIMEOUT_LATE_MS = 50;
 
-/** Connects to address:port and closes again. Never throws for network outcomes. */
+/**
+ * Connects to address:port and closes again. Never throws for network outcomes. An IP literal (every peer)
+ * is probed by the native prober: times taken in C where the events are seen, one callback per probe; a host
+ * name goes through net.Socket (its DNS lookup counts as connect time there).
+ */
 export function probeTcp(target: TcpProbeTarget, clock: ProbeClock = timerClock): Promise<TcpProbeResult> {
+  if (isIP(target.address.split("%")[0] ?? "") === 0) return probeTcpByName(target, clock);
+  return new Promise((resolve) => {
+    let settled = false;
+    let timer: ClockEntry | undefined;
+    const finish = (result: TcpProbeResult): void => {
+      if (settled) return;
+      settled = true;
+      timer?.cancel();
+      resolve(result);
+    };
+    let handle: TcpProbeHandle;
+    try {
+      handle = startTcpProbe(target.address, target.port, (o) => {
+        if (o.connectMs === undefined) {
+          const code = o.error?.code ?? "ECONNABORTED";
+          finish({ ok: false, error: `${code}: connect ${code} ${target.address}:${target.port}` });
+          return;
+        }
+        // An error after connect (e.g. RST instead of FIN) still means the handshake succeeded.
+        const result: TcpProbeResult = { ok: true, connectMs: o.connectMs };
+        if (o.totalMs !== undefined) result.totalMs = o.totalMs;
+        finish(result);
+      });
+    } catch (err) {
+      finish({ ok: false, error: describeError(err) });
+      return;
+    }
+    timer = clock.schedule(
+      clock.now() + target.timeoutMs,
+      () => {
+        const connectMs = handle.abort();
+        if (connectMs === undefined) finish({ ok: false, error: `timeout after ${target.timeoutMs}ms` });
+        else finish({ ok: true, connectMs });
+      },
+      { late: TIMEOUT_LATE_MS },
+    );
+  });
+}
+
+/** probeTcp through net.Socket, for a host name. */
+function probeTcpByName(target: TcpProbeTarget, clock: ProbeClock): Promise<TcpProbeResult> {
   return new Promise((resolve) => {
     const start = performance.now();
     let connectMs: number | undefined;
@@ -60,40 +106,19 @@ export function probeTcp(target: TcpProbeTarget, clock: ProbeClock = timerClock)
     });
     socket.once("error", (err) => {
       if (connectMs === undefined) finish({ ok: false, error: describeError(err) });
-      // An error after connect (e.g. RST instead of FIN) still means the handshake succeeded.
       else finish({ ok: true, connectMs });
     });
   });
 }
 
 /**
- * A tcp prober for batched starts: probes asked for in the same turn of the event loop (a CoalescingClock
- * batch) start one per turn (setImmediate), so each one's connect call is made right after its start time is
- * read and its connect is seen on the next turn, instead of both waiting for the rest of the batch (Node makes
- * the connect call for an IP literal on the next tick, after the current callback's synchronous work).
- * Timeouts go on `clock`. Results are those of probeTcp.
+ * A tcp prober whose timeouts go on `clock` (a CoalescingClock shares their wake-ups). Each probe's connect
+ * call is made, and its start time read, in C when probe() is called, so probes started in the same batch do
+ * not wait for each other. Results are those of probeTcp.
  */
 export function createTcpProber(options: { clock?: ProbeClock } = {}): {
   probe(target: TcpProbeTarget): Promise<TcpProbeResult>;
 } {
   const clock = options.clock ?? timerClock;
-  const queue: (() => void)[] = [];
-  let draining = false;
-  const drain = (): void => {
-    queue.shift()?.();
-    if (queue.length > 0) setImmediate(drain);
-    else draining = false;
-  };
-  return {
-    probe: (target) =>
-      new Promise((resolve) => {
-        queue.push(() => {
-          probeTcp(target, clock).then(resolve);
-        });
-        if (!draining) {
-          draining = true;
-          setImmediate(drain);
-        }
-      }),
-  };
+  return { probe: (target) => probeTcp(target, clock) };
 }

@@ -70,6 +70,8 @@ export interface UdpProberOptions {
 const SEND_EARLY_SHARE = 0.5;
 /** A reply deadline may be checked up to this much late, ms (a late reply still counts as lost). */
 const DEADLINE_LATE_MS = 50;
+/** Receive buffer of a socket read once per clock batch: room for thousands of replies between reads. */
+const POLLED_RECV_BUFFER_BYTES = 1 << 20;
 
 /** A run in flight on a channel: told about each reply to it and about errors on its datagrams. */
 interface RunHandle {
@@ -96,12 +98,15 @@ function describeSocketError(family: Family, e: SocketError): string {
  */
 class UdpChannel {
   readonly #family: Family;
+  readonly #clock: ProbeClock;
   readonly #runs = new Map<number, RunHandle>();
   #socket: RawSocket | undefined;
+  #unhook: (() => void) | undefined;
   #openError: string | undefined;
 
-  constructor(family: Family) {
+  constructor(family: Family, clock: ProbeClock) {
     this.#family = family;
+    this.#clock = clock;
   }
 
   /** Registers a run under a fresh probe id. */
@@ -136,7 +141,16 @@ class UdpChannel {
 
   #open(): void {
     try {
-      const socket = RawSocket.open({ family: this.#family, kind: "udp", recvErr: true }).unref();
+      // With a batching clock nothing watches the socket: replies are read at the start of each batch (every
+      // run in flight has a deadline there), and judged by their kernel receive times.
+      const polled = this.#clock.onBatch !== undefined;
+      const socket = RawSocket.open({
+        family: this.#family,
+        kind: "udp",
+        recvErr: true,
+        watch: !polled,
+        recvBufferBytes: polled ? POLLED_RECV_BUFFER_BYTES : undefined,
+      }).unref();
       socket.onMessage((d: Datagram) => {
         const msg = d.data;
         if (msg.length !== PAYLOAD_BYTES || msg.readUInt32BE(0) !== MAGIC) return;
@@ -147,6 +161,7 @@ class UdpChannel {
         this.#runs.get(e.data.readUInt32BE(4))?.onSocketError(describeSocketError(this.#family, e));
       });
       this.#socket = socket;
+      this.#unhook = this.#clock.onBatch?.(() => socket.drain());
       this.#openError = undefined;
     } catch (err) {
       // the runs' sends fail with this and they time out as lost
@@ -157,6 +172,8 @@ class UdpChannel {
   #closeSocket(): void {
     const socket = this.#socket;
     this.#socket = undefined;
+    this.#unhook?.();
+    this.#unhook = undefined;
     socket?.close();
   }
 }
@@ -277,7 +294,7 @@ function runProbe(channel: UdpChannel, clock: ProbeClock, target: UdpProbeTarget
  */
 export function createUdpProber(options: UdpProberOptions = {}): SharedUdpProber {
   const clock = options.clock ?? timerClock;
-  const channels = { 4: new UdpChannel(4), 6: new UdpChannel(6) };
+  const channels = { 4: new UdpChannel(4, clock), 6: new UdpChannel(6, clock) };
   return {
     probe: (target) => runProbe(net.isIPv6(target.address) ? channels[6] : channels[4], clock, target),
     close() {
@@ -293,6 +310,7 @@ export function createUdpProber(options: UdpProberOptions = {}): SharedUdpProber
  * timeoutMs for its echo. Never throws for network outcomes.
  */
 export function probeUdp(target: UdpProbeTarget, options: UdpProberOptions = {}): Promise<UdpProbeResult> {
-  const channel = new UdpChannel(net.isIPv6(target.address) ? 6 : 4);
-  return runProbe(channel, options.clock ?? timerClock, target);
+  const clock = options.clock ?? timerClock;
+  const channel = new UdpChannel(net.isIPv6(target.address) ? 6 : 4, clock);
+  return runProbe(channel, clock, target);
 }

@@ -4,8 +4,10 @@
 //   mtr <address> <maxHops> <rounds> <intervalMs> <timeoutMs>: probeMtr.
 //   all <address> <port>: tcp, udp, icmp (ping sockets only), pmtu and mtr to one peer, with socket kinds.
 //   rawcheck <address>: opens a raw ICMP socket (fails with EPERM without CAP_NET_RAW).
+//   tcp <address> <port> <timeoutMs> <times>: probeTcp `times` runs in a row on a CoalescingClock, as an array.
 import net from "node:net";
 import { RawSocket } from "@svc/native";
+import { CoalescingClock } from "../../clock/probe-clock.ts";
 import { EchoServer } from "../../echo/echo-server.ts";
 import { createIcmpProber } from "../icmp.ts";
 import { probeMtr } from "../mtr.ts";
@@ -62,6 +64,12 @@ if (mode === "serve") {
   };
   icmp.close();
   console.log(JSON.stringify(result));
+} else if (mode === "tcp") {
+  const clock = new CoalescingClock();
+  const out = [];
+  for (let i = 0; i < num(3, 1); i++)
+    out.push(await probeTcp({ address, port: num(1), timeoutMs: num(2) }, clock));
+  console.log(JSON.stringify(out));
 } else if (mode === "rawcheck") {
   RawSocket.open({ family: net.isIP(address) as 4 | 6, kind: "icmp-raw" }).close();
   console.log(JSON.stringify({ raw: true }));
