@@ -13,6 +13,7 @@ import type { Peer } from "@svc/protocol";
 import { CoalescingClock } from "./clock/probe-clock.ts";
 import { EchoServer } from "./echo/echo-server.ts";
 import { ExternalCheckRunner } from "./external/external-check-runner.ts";
+import { applyAgentHeapPolicy } from "./heap-policy.ts";
 import { createAgentHttpServers } from "./http/agent-servers.ts";
 import { registerLatenessGauges } from "./metrics/lateness-gauge.ts";
 import { ProbeMetrics } from "./metrics/probe-metrics.ts";
@@ -46,6 +47,8 @@ export interface RunAgentOptions {
  * HTTP servers, echo server, icmp sockets. Resolves with the exit code.
  */
 export async function runAgent(opts: RunAgentOptions = {}): Promise<number> {
+  // before the heap grows: start-up (config, peer list) is when the young generation would first expand
+  const heapFlags = applyAgentHeapPolicy();
   const env = opts.env ?? process.env;
   let config: SvcConfig;
   let warnings: string[];
@@ -60,6 +63,7 @@ export async function runAgent(opts: RunAgentOptions = {}): Promise<number> {
   }
   const logger = createLogger({ level: config.logLevel, format: config.logFormat, name: "agent" });
   for (const w of warnings) logger.warn({ warning: w }, "configuration warning");
+  if (heapFlags.length > 0) logger.debug({ flags: heapFlags }, "garbage-collection policy applied");
 
   let advertiseAddress: string;
   let dial: ReturnType<typeof agentCredentials>;

@@ -1,0 +1,21 @@
+import { applyHeapPolicy } from "@svc/core";
+
+/**
+ * The agent's garbage-collection policy, set first thing when `svc agent` starts (docs/decisions.md, "Agent
+ * memory"). The agent runs on every node, so its resident memory is paid N times over. By default V8 lets the
+ * young generation grow to 32 MiB (twice 16 MiB semi-spaces) and old space to 2-4x the live heap between major
+ * collections; the agent's live heap is 15-40 MiB and almost everything it allocates dies young.
+ * - `--semi-space-growth-factor=1`: the young generation keeps its initial 1 MiB semi-spaces (more scavenges,
+ *   each cheaper, since little survives);
+ * - `--heap-growing-percent=25`: after a major collection old space may grow by 25 % of what survived.
+ * Operator flags take precedence (see @svc/core applyHeapPolicy).
+ */
+export const AGENT_HEAP_FLAGS: readonly string[] = [
+  "--semi-space-growth-factor=1",
+  "--heap-growing-percent=25",
+];
+
+/** Applies the agent's policy to this process; returns the flags it set. */
+export function applyAgentHeapPolicy(given?: readonly string[]): string[] {
+  return applyHeapPolicy(AGENT_HEAP_FLAGS, given);
+}
