@@ -38,6 +38,18 @@ export const timerClock: ProbeClock = {
 
 const TIMER_RESOLUTION_MS = 1;
 
+/**
+ * The probers' shared beat, ms: udp sends fall on multiples of it, and probe starts (up to 100 ms early) and
+ * reply deadlines (up to 100 ms late) can always reach one of its ticks, so while probes are in flight the agent
+ * wakes about 1000 / BATCH_GRID_MS times a second however many peers it probes (docs/decisions.md).
+ */
+export const BATCH_GRID_MS = 100;
+
+/** The first tick of the batch grid at or after `t` (performance.now() ms). */
+export function gridCeil(t: number): number {
+  return Math.ceil(t / BATCH_GRID_MS) * BATCH_GRID_MS;
+}
+
 interface Entry extends ClockEntry {
   earliest: number;
   latest: number;

@@ -10,7 +10,7 @@ import {
   type RawSocketKind,
   type SocketError,
 } from "@svc/native";
-import { type ClockEntry, type ProbeClock, timerClock } from "../clock/probe-clock.ts";
+import { BATCH_GRID_MS, type ClockEntry, type ProbeClock, timerClock } from "../clock/probe-clock.ts";
 import { describeError } from "./elapsed.ts";
 
 /** What to ping. `address` is an IPv4 or IPv6 literal. */
@@ -49,8 +49,8 @@ export interface IcmpProberOptions {
   clock?: ProbeClock;
 }
 
-/** A reply deadline may be checked up to this much late, ms, to share a wake-up. */
-const DEADLINE_LATE_MS = 50;
+/** A reply deadline may be checked up to this much late, ms, to share a wake-up (a tick of the batch grid). */
+const DEADLINE_LATE_MS = BATCH_GRID_MS;
 /**
  * Receive buffer of a socket read once per clock batch (at least every DEADLINE_LATE_MS while requests are in
  * flight): room for thousands of replies, and for other processes' ICMP a raw socket also receives.

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import net from "node:net";
 import { test } from "node:test";
 import { CoalescingClock } from "../clock/probe-clock.ts";
-import { createTcpProber, probeTcp } from "./tcp.ts";
+import { createTcpProber, judgeTcp, probeTcp } from "./tcp.ts";
 
 async function listen(host: string): Promise<net.Server> {
   const server = net.createServer((s) => s.resume());
@@ -79,4 +79,12 @@ test("a batch of tcp probes asked for in one clock batch all connect and close",
   } finally {
     server.close();
   }
+});
+
+test("what happened after the timeout does not count, though the timeout itself may be acted on late", () => {
+  const t = { address: "127.0.0.1", port: 1, timeoutMs: 100 };
+  assert.deepEqual(judgeTcp(t, 40, 90), { ok: true, connectMs: 40, totalMs: 90 });
+  assert.deepEqual(judgeTcp(t, 40, 130), { ok: true, connectMs: 40 });
+  assert.deepEqual(judgeTcp(t, 120, 130), { ok: false, error: "timeout after 100ms" });
+  assert.deepEqual(judgeTcp(t, undefined), { ok: false, error: "timeout after 100ms" });
 });

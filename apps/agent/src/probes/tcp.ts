@@ -1,7 +1,7 @@
 import net, { isIP } from "node:net";
 import { performance } from "node:perf_hooks";
 import { startTcpProbe, type TcpProbeHandle } from "@svc/native";
-import { type ClockEntry, type ProbeClock, timerClock } from "../clock/probe-clock.ts";
+import { BATCH_GRID_MS, type ClockEntry, type ProbeClock, timerClock } from "../clock/probe-clock.ts";
 import { describeError, elapsedMs } from "./elapsed.ts";
 
 /** Where and how long a tcp probe may take. `address` is an IPv4 or IPv6 literal (or a host name). */
@@ -25,8 +25,23 @@ export interface TcpProbeResult {
   totalMs?: number;
 }
 
-/** A timeout may be acted on up to this much late, ms, to share a wake-up (the result says what it saw). */
-const TIMEOUT_LATE_MS = 50;
+/**
+ * A timeout may be acted on up to this much late, ms, to share a wake-up (a tick of the batch grid); what
+ * happened after the timeout itself does not count (judged by the measured times).
+ */
+const TIMEOUT_LATE_MS = BATCH_GRID_MS;
+
+/** The result for what was measured, with anything past the timeout not counted (its deadline may run late). */
+export function judgeTcp(
+  target: TcpProbeTarget,
+  connectMs: number | undefined,
+  totalMs?: number,
+): TcpProbeResult {
+  if (connectMs === undefined || connectMs > target.timeoutMs)
+    return { ok: false, error: `timeout after ${target.timeoutMs}ms` };
+  if (totalMs === undefined || totalMs > target.timeoutMs) return { ok: true, connectMs };
+  return { ok: true, connectMs, totalMs };
+}
 
 /**
  * Connects to address:port and closes again. Never throws for network outcomes. An IP literal (every peer)
@@ -53,23 +68,15 @@ export function probeTcp(target: TcpProbeTarget, clock: ProbeClock = timerClock)
           return;
         }
         // An error after connect (e.g. RST instead of FIN) still means the handshake succeeded.
-        const result: TcpProbeResult = { ok: true, connectMs: o.connectMs };
-        if (o.totalMs !== undefined) result.totalMs = o.totalMs;
-        finish(result);
+        finish(judgeTcp(target, o.connectMs, o.totalMs));
       });
     } catch (err) {
       finish({ ok: false, error: describeError(err) });
       return;
     }
-    timer = clock.schedule(
-      clock.now() + target.timeoutMs,
-      () => {
-        const connectMs = handle.abort();
-        if (connectMs === undefined) finish({ ok: false, error: `timeout after ${target.timeoutMs}ms` });
-        else finish({ ok: true, connectMs });
-      },
-      { late: TIMEOUT_LATE_MS },
-    );
+    timer = clock.schedule(clock.now() + target.timeoutMs, () => finish(judgeTcp(target, handle.abort())), {
+      late: TIMEOUT_LATE_MS,
+    });
   });
 }
 
@@ -89,10 +96,7 @@ function probeTcpByName(target: TcpProbeTarget, clock: ProbeClock): Promise<TcpP
     };
     const timer: ClockEntry = clock.schedule(
       start + target.timeoutMs,
-      () => {
-        if (connectMs === undefined) finish({ ok: false, error: `timeout after ${target.timeoutMs}ms` });
-        else finish({ ok: true, connectMs });
-      },
+      () => finish(judgeTcp(target, connectMs)),
       { late: TIMEOUT_LATE_MS },
     );
     socket.once("connect", () => {
@@ -102,11 +106,11 @@ function probeTcpByName(target: TcpProbeTarget, clock: ProbeClock): Promise<TcpP
     });
     socket.once("close", () => {
       if (connectMs === undefined) finish({ ok: false, error: "connection closed before connect" });
-      else finish({ ok: true, connectMs, totalMs: elapsedMs(start) });
+      else finish(judgeTcp(target, connectMs, elapsedMs(start)));
     });
     socket.once("error", (err) => {
       if (connectMs === undefined) finish({ ok: false, error: describeError(err) });
-      else finish({ ok: true, connectMs });
+      else finish(judgeTcp(target, connectMs));
     });
   });
 }

@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import dgram from "node:dgram";
 import { test } from "node:test";
-import { CoalescingClock, type ProbeClock, timerClock } from "../clock/probe-clock.ts";
-import { createUdpProber, meanAbsDiff, probeUdp } from "./udp.ts";
+import { BATCH_GRID_MS, CoalescingClock, type ProbeClock, timerClock } from "../clock/probe-clock.ts";
+import { createUdpProber, meanAbsDiff, probeUdp, type UdpProbeResult } from "./udp.ts";
 
 /** A verbatim echo, optionally dropping datagrams by sequence number (byte 8-9 of the payload). */
 async function echo(
@@ -213,5 +213,33 @@ test("closing a shared prober ends its runs in flight with what they have", asyn
     assert.equal(r.lossRatio, 1);
   } finally {
     server.close();
+  }
+});
+
+test("on a batching clock, the later datagrams of concurrent runs leave on the shared grid ticks", async () => {
+  // the echo runs in this process, so its arrival times are on the same performance.now() clock
+  const arrivals: { seq: number; at: number }[] = [];
+  const s = dgram.createSocket("udp4");
+  s.on("message", (msg, rinfo) => {
+    if (msg.length >= 10) arrivals.push({ seq: msg.readUInt16BE(8), at: performance.now() });
+    s.send(msg, rinfo.port, rinfo.address);
+  });
+  await new Promise<void>((r) => s.bind(0, "127.0.0.1", () => r()));
+  const prober = createUdpProber({ clock: new CoalescingClock() });
+  try {
+    const runs: Promise<UdpProbeResult>[] = [];
+    for (let i = 0; i < 8; i++) {
+      runs.push(prober.probe({ address: "127.0.0.1", port: s.address().port, timeoutMs: 90, packets: 3 }));
+      await new Promise((r) => setTimeout(r, 13)); // starts spread over a tick
+    }
+    for (const r of await Promise.all(runs)) assert.equal(r.received, 3);
+    const later = arrivals.filter((a) => a.seq > 0);
+    assert.equal(later.length, 16);
+    // uniform arrivals would land in the first 40 ms of a tick 40 % of the time: all 16 by chance ~ 1e-6
+    const offTick = later.filter((a) => a.at % BATCH_GRID_MS >= 40);
+    assert.deepEqual(offTick, [], `arrivals not near a ${BATCH_GRID_MS} ms tick`);
+  } finally {
+    prober.close();
+    s.close();
   }
 });

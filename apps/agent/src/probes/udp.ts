@@ -1,7 +1,13 @@
 import { randomInt } from "node:crypto";
 import net from "node:net";
 import { type Datagram, type Family, icmpErrorName, RawSocket, type SocketError } from "@svc/native";
-import { type ClockEntry, type ProbeClock, timerClock } from "../clock/probe-clock.ts";
+import {
+  BATCH_GRID_MS,
+  type ClockEntry,
+  gridCeil,
+  type ProbeClock,
+  timerClock,
+} from "../clock/probe-clock.ts";
 import { describeError } from "./elapsed.ts";
 
 /** A udp probe run: `packets` datagrams to the peer's echo server at address:port. */
@@ -66,10 +72,8 @@ export interface UdpProberOptions {
   clock?: ProbeClock;
 }
 
-/** A send may run up to this share of the gap between datagrams early, to share a wake-up. */
-const SEND_EARLY_SHARE = 0.5;
 /** A reply deadline may be checked up to this much late, ms (a late reply still counts as lost). */
-const DEADLINE_LATE_MS = 50;
+const DEADLINE_LATE_MS = BATCH_GRID_MS;
 /** Receive buffer of a socket read once per clock batch: room for thousands of replies between reads. */
 const POLLED_RECV_BUFFER_BYTES = 1 << 20;
 
@@ -179,9 +183,10 @@ class UdpChannel {
 }
 
 /**
- * Sends the datagrams spaced evenly over one timeout window (gap = timeoutMs / packets), so consecutive packets
- * do not queue behind each other and the jitter reflects the path; each datagram then waits up to timeoutMs for
- * its echo. A run therefore takes less than 2 x timeoutMs (plus the clock's slack). Replies are matched by a
+ * Sends the datagrams spaced over one timeout window (gap = timeoutMs / packets, at least one BATCH_GRID_MS tick;
+ * each send after the first on a tick of the batch grid, so every run in flight shares the wake-ups), so
+ * consecutive packets do not queue behind each other and the jitter reflects the path; each datagram then waits
+ * up to timeoutMs for its echo. A run takes about (packets - 1) x gap + timeoutMs (plus the clock's slack). Replies are matched by a
  * random per-run probe id and the sequence number, so stray or late datagrams (from an earlier run or another
  * sender) are ignored. Never throws for network outcomes.
  */
@@ -189,7 +194,8 @@ function runProbe(channel: UdpChannel, clock: ProbeClock, target: UdpProbeTarget
   const packets = Math.max(1, Math.floor(target.packets));
   const timeoutMs = target.timeoutMs;
   const timeoutNs = BigInt(Math.round(timeoutMs * 1e6));
-  const gap = timeoutMs / packets;
+  // the mean spacing of datagrams: over one timeout window, but at least one tick of the batch grid
+  const gap = Math.max(timeoutMs / packets, BATCH_GRID_MS);
   /** hrtime ns each datagram left at; undefined = not sent (or its send failed) */
   const sentAt: (bigint | undefined)[] = new Array(packets).fill(undefined);
   /** performance clock ms each datagram's deadline counts from */
@@ -205,7 +211,6 @@ function runProbe(channel: UdpChannel, clock: ProbeClock, target: UdpProbeTarget
   let sendEntry: ClockEntry | undefined;
   let deadlineEntry: ClockEntry | undefined;
   let done = false;
-  let t0 = 0;
   let probeId = 0;
 
   return new Promise((resolve) => {
@@ -260,8 +265,9 @@ function runProbe(channel: UdpChannel, clock: ProbeClock, target: UdpProbeTarget
       }
       if (deadlineEntry === undefined)
         deadlineEntry = clock.schedule(now + timeoutMs, checkDeadlines, { late: DEADLINE_LATE_MS });
-      if (nextSend < packets)
-        sendEntry = clock.schedule(t0 + gap * nextSend, sendNext, { early: gap * SEND_EARLY_SHARE });
+      // the next send goes on the first grid tick from gap - half a tick on (every run's sends share ticks):
+      // spacing in [gap - tick/2, gap + tick/2), gap on average
+      if (nextSend < packets) sendEntry = clock.schedule(gridCeil(now + gap - BATCH_GRID_MS / 2), sendNext);
     };
 
     probeId = channel.join({
@@ -282,8 +288,7 @@ function runProbe(channel: UdpChannel, clock: ProbeClock, target: UdpProbeTarget
         finish();
       },
     });
-    t0 = clock.now();
-    sendNext(t0);
+    sendNext(clock.now());
   });
 }
 

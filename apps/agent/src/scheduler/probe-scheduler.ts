@@ -1,6 +1,6 @@
 import type { Checkers } from "@svc/core";
 import { type Peer, type Plane, runsPlane } from "@svc/protocol";
-import { CoalescingClock, type ProbeClock } from "../clock/probe-clock.ts";
+import { BATCH_GRID_MS, CoalescingClock, type ProbeClock } from "../clock/probe-clock.ts";
 import type { ProbeMetrics } from "../metrics/probe-metrics.ts";
 import { MtrTrigger, type MtrTriggerOptions } from "../mtr/mtr-trigger.ts";
 import type { MtrResult } from "../probes/mtr.ts";
@@ -33,8 +33,11 @@ export interface ProbeSchedulerOptions {
   mtr?: Pick<MtrTriggerOptions, "rounds" | "intervalMs" | "timeoutMs" | "onTrace" | "now">;
 }
 
-/** A probe start may run up to this much before its planned time (or a tenth of the interval, if less). */
-const START_EARLY_MS = 100;
+/**
+ * A probe start may run up to this much before its planned time (or a tenth of the interval, if less): one tick
+ * of the batch grid, so a start can always join the batch of the tick before it.
+ */
+const START_EARLY_MS = BATCH_GRID_MS;
 
 const GLOBAL_PLANES = ["dns", "http"] as const;
 type GlobalPlane = (typeof GLOBAL_PLANES)[number];
