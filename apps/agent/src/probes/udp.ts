@@ -183,8 +183,9 @@ class UdpChannel {
 }
 
 /**
- * Sends the datagrams spaced over one timeout window (gap = timeoutMs / packets, at least one BATCH_GRID_MS tick;
- * each send after the first on a tick of the batch grid, so every run in flight shares the wake-ups), so
+ * Sends the datagrams spaced over one timeout window (gap = timeoutMs / packets, but at least one BATCH_GRID_MS
+ * tick when the timeout allows; then each send after the first goes on a tick of the batch grid, so every run in
+ * flight shares the wake-ups), so
  * consecutive packets do not queue behind each other and the jitter reflects the path; each datagram then waits
  * up to timeoutMs for its echo. A run takes about (packets - 1) x gap + timeoutMs (plus the clock's slack). Replies are matched by a
  * random per-run probe id and the sequence number, so stray or late datagrams (from an earlier run or another
@@ -194,8 +195,10 @@ function runProbe(channel: UdpChannel, clock: ProbeClock, target: UdpProbeTarget
   const packets = Math.max(1, Math.floor(target.packets));
   const timeoutMs = target.timeoutMs;
   const timeoutNs = BigInt(Math.round(timeoutMs * 1e6));
-  // the mean spacing of datagrams: over one timeout window, but at least one tick of the batch grid
-  const gap = Math.max(timeoutMs / packets, BATCH_GRID_MS);
+  // the mean spacing of datagrams: over one timeout window, but at least one tick of the batch grid as long as
+  // that is within the timeout (a run then lasts at most about packets x timeout, the config warning's bound)
+  const gap = Math.max(timeoutMs / packets, Math.min(BATCH_GRID_MS, timeoutMs));
+  const onGrid = gap >= BATCH_GRID_MS;
   /** hrtime ns each datagram left at; undefined = not sent (or its send failed) */
   const sentAt: (bigint | undefined)[] = new Array(packets).fill(undefined);
   /** performance clock ms each datagram's deadline counts from */
@@ -266,8 +269,11 @@ function runProbe(channel: UdpChannel, clock: ProbeClock, target: UdpProbeTarget
       if (deadlineEntry === undefined)
         deadlineEntry = clock.schedule(now + timeoutMs, checkDeadlines, { late: DEADLINE_LATE_MS });
       // the next send goes on the first grid tick from gap - half a tick on (every run's sends share ticks):
-      // spacing in [gap - tick/2, gap + tick/2), gap on average
-      if (nextSend < packets) sendEntry = clock.schedule(gridCeil(now + gap - BATCH_GRID_MS / 2), sendNext);
+      // spacing in [gap - tick/2, gap + tick/2), gap on average. Below a tick: gap apart, up to half of it early.
+      if (nextSend < packets)
+        sendEntry = onGrid
+          ? clock.schedule(gridCeil(now + gap - BATCH_GRID_MS / 2), sendNext)
+          : clock.schedule(now + gap, sendNext, { early: gap / 2 });
     };
 
     probeId = channel.join({
