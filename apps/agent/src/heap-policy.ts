@@ -1,4 +1,5 @@
-import { applyHeapPolicy } from "@svc/core";
+// the light subpath (node:v8 only): this module is evaluated before the rest of the agent (heap-policy-early.ts)
+import { applyHeapPolicy } from "@svc/core/heap-policy";
 
 /**
  * The agent's garbage-collection policy, set first thing when `svc agent` starts (docs/decisions.md, "Agent

@@ -1,6 +1,6 @@
-import { applyHeapPolicy as apply } from "@svc/core";
+import { applyHeapPolicy as apply } from "@svc/core/heap-policy";
 
-export { heapFlagsToApply } from "@svc/core";
+export { heapFlagsToApply } from "@svc/core/heap-policy";
 
 /**
  * The controller's garbage-collection policy, set when `svc controller` starts. Node sizes the V8 heap from the
