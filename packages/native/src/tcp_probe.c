@@ -177,15 +177,20 @@ static napi_value js_tcp_probe(napi_env env, napi_callback_info info) {
   p->start = start;
   p->env = env;
   p->state = PROBE_CONNECTING;
+  uv_loop_t *loop;
+  napi_get_uv_event_loop(env, &loop);
+  int uerr = uv_poll_init(loop, &p->poll, fd);
+  if (uerr < 0) {
+    free(p);
+    close(fd);
+    return throw_errno(env, -uerr, "uv_poll_init");
+  }
+  p->poll.data = p;
   napi_value obj;
   napi_create_object(env, &obj);
   napi_wrap(env, obj, p, tcp_finalize, NULL, NULL);
   napi_create_reference(env, obj, 1, &p->self);
   napi_create_reference(env, argv[3], 1, &p->cb);
-  uv_loop_t *loop;
-  napi_get_uv_event_loop(env, &loop);
-  uv_poll_init(loop, &p->poll, fd);
-  p->poll.data = p;
   // Connected already (loopback completes the handshake inside connect)? Then go straight to closing.
   struct pollfd pfd = {fd, POLLOUT, 0};
   int err = 0;
