@@ -6,11 +6,12 @@ import {
   type Family,
   icmpErrorName,
   parseEchoReply,
-  RawSocket,
+  type RawSocket,
   type RawSocketKind,
   type SocketError,
 } from "@svc/native";
 import { BATCH_GRID_MS, type ClockEntry, type ProbeClock, timerClock } from "../clock/probe-clock.ts";
+import { type ClockedSocket, openClockedSocket } from "./clocked-socket.ts";
 import { describeError } from "./elapsed.ts";
 
 /** What to ping. `address` is an IPv4 or IPv6 literal. */
@@ -51,11 +52,6 @@ export interface IcmpProberOptions {
 
 /** A reply deadline may be checked up to this much late, ms, to share a wake-up (a tick of the batch grid). */
 const DEADLINE_LATE_MS = BATCH_GRID_MS;
-/**
- * Receive buffer of a socket read once per clock batch (at least every DEADLINE_LATE_MS while requests are in
- * flight): room for thousands of replies, and for other processes' ICMP a raw socket also receives.
- */
-const POLLED_RECV_BUFFER_BYTES = 1 << 20;
 
 /** Pings many targets concurrently over one socket per family. */
 export interface IcmpProber {
@@ -81,25 +77,13 @@ class EchoChannel {
   readonly #cookie: Buffer;
   #seq: number;
 
-  readonly #unhook: (() => void) | undefined;
+  readonly #clocked: ClockedSocket;
 
-  /**
-   * With a batching clock the socket is not watched: replies are read at the start of each batch (kernel
-   * receive times keep the RTTs exact), so a reply costs no wake-up of its own.
-   */
+  /** On a batching clock the socket is read at the start of each batch (openClockedSocket). */
   constructor(family: Family, forbidRaw: boolean, clock: ProbeClock) {
     this.#family = family;
-    const polled = clock.onBatch !== undefined;
-    this.socket = RawSocket.open({
-      family,
-      kind: "icmp",
-      forbidRaw,
-      recvErr: true,
-      watch: !polled,
-      recvBufferBytes: polled ? POLLED_RECV_BUFFER_BYTES : undefined,
-    }).unref();
-    const socket = this.socket;
-    this.#unhook = clock.onBatch?.(() => socket.drain());
+    this.#clocked = openClockedSocket(clock, { family, kind: "icmp", forbidRaw, recvErr: true });
+    this.socket = this.#clocked.socket;
     this.#cookie = randomBytes(8);
     this.#identifier = this.#cookie.readUInt16BE(0);
     this.#seq = this.#cookie.readUInt16BE(2);
@@ -108,8 +92,7 @@ class EchoChannel {
   }
 
   close(): void {
-    this.#unhook?.();
-    this.socket.close();
+    this.#clocked.close();
   }
 
   get inFlight(): number {

@@ -1,6 +1,6 @@
 import { randomInt } from "node:crypto";
 import net from "node:net";
-import { type Datagram, type Family, icmpErrorName, RawSocket, type SocketError } from "@svc/native";
+import { type Datagram, type Family, icmpErrorName, type SocketError } from "@svc/native";
 import {
   BATCH_GRID_MS,
   type ClockEntry,
@@ -8,6 +8,7 @@ import {
   type ProbeClock,
   timerClock,
 } from "../clock/probe-clock.ts";
+import { type ClockedSocket, openClockedSocket } from "./clocked-socket.ts";
 import { describeError } from "./elapsed.ts";
 
 /** A udp probe run: `packets` datagrams to the peer's echo server at address:port. */
@@ -74,8 +75,6 @@ export interface UdpProberOptions {
 
 /** A reply deadline may be checked up to this much late, ms (a late reply still counts as lost). */
 const DEADLINE_LATE_MS = BATCH_GRID_MS;
-/** Receive buffer of a socket read once per clock batch: room for thousands of replies between reads. */
-const POLLED_RECV_BUFFER_BYTES = 1 << 20;
 
 /** A run in flight on a channel: told about each reply to it and about errors on its datagrams. */
 interface RunHandle {
@@ -104,8 +103,7 @@ class UdpChannel {
   readonly #family: Family;
   readonly #clock: ProbeClock;
   readonly #runs = new Map<number, RunHandle>();
-  #socket: RawSocket | undefined;
-  #unhook: (() => void) | undefined;
+  #socket: ClockedSocket | undefined;
   #openError: string | undefined;
 
   constructor(family: Family, clock: ProbeClock) {
@@ -132,8 +130,8 @@ class UdpChannel {
   send(buf: Buffer, port: number, address: string): bigint {
     const socket = this.#socket;
     if (!socket) throw new Error(this.#openError ?? "socket closed");
-    socket.send(buf, address, port);
-    return socket.lastSentAt();
+    socket.socket.send(buf, address, port);
+    return socket.socket.lastSentAt();
   }
 
   close(): void {
@@ -145,16 +143,9 @@ class UdpChannel {
 
   #open(): void {
     try {
-      // With a batching clock nothing watches the socket: replies are read at the start of each batch (every
-      // run in flight has a deadline there), and judged by their kernel receive times.
-      const polled = this.#clock.onBatch !== undefined;
-      const socket = RawSocket.open({
-        family: this.#family,
-        kind: "udp",
-        recvErr: true,
-        watch: !polled,
-        recvBufferBytes: polled ? POLLED_RECV_BUFFER_BYTES : undefined,
-      }).unref();
+      // on a batching clock read per batch: every run in flight has a deadline there
+      const clocked = openClockedSocket(this.#clock, { family: this.#family, kind: "udp", recvErr: true });
+      const { socket } = clocked;
       socket.onMessage((d: Datagram) => {
         const msg = d.data;
         if (msg.length !== PAYLOAD_BYTES || msg.readUInt32BE(0) !== MAGIC) return;
@@ -164,8 +155,7 @@ class UdpChannel {
         if (e.data.length < 8 || e.data.readUInt32BE(0) !== MAGIC) return;
         this.#runs.get(e.data.readUInt32BE(4))?.onSocketError(describeSocketError(this.#family, e));
       });
-      this.#socket = socket;
-      this.#unhook = this.#clock.onBatch?.(() => socket.drain());
+      this.#socket = clocked;
       this.#openError = undefined;
     } catch (err) {
       // the runs' sends fail with this and they time out as lost
@@ -176,20 +166,18 @@ class UdpChannel {
   #closeSocket(): void {
     const socket = this.#socket;
     this.#socket = undefined;
-    this.#unhook?.();
-    this.#unhook = undefined;
     socket?.close();
   }
 }
 
 /**
  * Sends the datagrams spaced over one timeout window (gap = timeoutMs / packets, but at least one BATCH_GRID_MS
- * tick when the timeout allows; then each send after the first goes on a tick of the batch grid, so every run in
- * flight shares the wake-ups), so
- * consecutive packets do not queue behind each other and the jitter reflects the path; each datagram then waits
- * up to timeoutMs for its echo. A run takes about (packets - 1) x gap + timeoutMs (plus the clock's slack). Replies are matched by a
- * random per-run probe id and the sequence number, so stray or late datagrams (from an earlier run or another
- * sender) are ignored. Never throws for network outcomes.
+ * tick when the timeout allows; then each send after the first goes on a tick of the batch grid, so every run
+ * in flight shares the wake-ups), so consecutive packets do not queue behind each other and the jitter reflects
+ * the path; each datagram then waits up to timeoutMs for its echo. A run takes about (packets - 1) x gap +
+ * timeoutMs (plus the clock's slack). Replies are matched by a random per-run probe id and the sequence number,
+ * so stray or late datagrams (from an earlier run or another sender) are ignored. Never throws for network
+ * outcomes.
  */
 function runProbe(channel: UdpChannel, clock: ProbeClock, target: UdpProbeTarget): Promise<UdpProbeResult> {
   const packets = Math.max(1, Math.floor(target.packets));
