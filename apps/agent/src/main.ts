@@ -47,7 +47,8 @@ export interface RunAgentOptions {
  * HTTP servers, echo server, icmp sockets. Resolves with the exit code.
  */
 export async function runAgent(opts: RunAgentOptions = {}): Promise<number> {
-  // before the heap grows: start-up (config, peer list) is when the young generation would first expand
+  // The bundled agent has applied the policy already (heap-policy-early.ts, its entry's first import); this
+  // covers `svc agent` run from the sources, and reports the flags for the log. Setting them again is harmless.
   const heapFlags = applyAgentHeapPolicy();
   const env = opts.env ?? process.env;
   let config: SvcConfig;

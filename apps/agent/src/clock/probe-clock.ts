@@ -61,7 +61,8 @@ interface Entry extends ClockEntry {
  * A ProbeClock that runs callbacks in batches to save process wake-ups. One Node timer is armed for the
  * earliest `latest` time among pending callbacks; when it fires, every pending callback whose `earliest` time
  * has come runs in the same turn of the event loop. A probe start that may run up to 100 ms early and a
- * deadline that may run up to 50 ms late thus share a wake-up with whatever else is due around then.
+ * deadline that may run up to 100 ms late thus share a wake-up with whatever else is due around then (the
+ * probers use BATCH_GRID_MS as that slack).
  * Why: on small (virtualised) machines each wake-up of an idle Node process costs 100-200 µs of CPU before any
  * work is done (measured in docs/decisions.md), which at hundreds of peers is most of the agent's CPU.
  * Callbacks never run later than planned + late (give or take the event loop's own delay), nor more than 1 ms
