@@ -2,8 +2,8 @@
 import { applyHeapPolicy } from "@svc/core/heap-policy";
 
 /**
- * The agent's garbage-collection policy, set first thing when `svc agent` starts (docs/decisions.md, "Agent
- * memory"). The agent runs on every node, so its resident memory is paid N times over. By default V8 lets the
+ * The agent's garbage-collection policy, set first thing when `svc agent` starts (docs/decisions.md, "Memory
+ * (agent)"). The agent runs on every node, so its resident memory is paid N times over. By default V8 lets the
  * young generation grow to 32 MiB (twice 16 MiB semi-spaces) and old space to 2-4x the live heap between major
  * collections; the agent's live heap is 15-40 MiB and almost everything it allocates dies young.
  * - `--semi-space-growth-factor=1`: the young generation keeps its initial 1 MiB semi-spaces (more scavenges,
