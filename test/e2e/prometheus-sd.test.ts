@@ -6,8 +6,8 @@ import net from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
-import { Registry } from "prom-client";
 import { ExternalCheckRunner } from "../../apps/agent/src/external/external-check-runner.ts";
+import { MetricRegistry } from "../../apps/agent/src/metrics/store/registry.ts";
 import { probeDns } from "../../apps/agent/src/probes/dns.ts";
 import { probeHttp } from "../../apps/agent/src/probes/http.ts";
 import { probeTcp } from "../../apps/agent/src/probes/tcp.ts";
@@ -49,7 +49,7 @@ describe(
     before(async () => {
       h = await startHarness();
       // The external agent: a metrics listener on loopback serving a real ExternalCheckRunner's registry.
-      const registry = new Registry();
+      const registry = new MetricRegistry();
       agentMetrics = http.createServer(async (_req, res) => {
         res.setHeader("content-type", registry.contentType);
         res.end(await registry.metrics());

@@ -2,9 +2,9 @@ import assert from "node:assert/strict";
 import http from "node:http";
 import type net from "node:net";
 import { after, test } from "node:test";
-import { Registry } from "prom-client";
 import { needsRoot, skipUnless } from "../../../../test/helpers/env.ts";
 import { parseExposition } from "../../../../test/helpers/metrics-text.ts";
+import { MetricRegistry } from "../metrics/store/registry.ts";
 import { probeDns } from "../probes/dns.ts";
 import { probeHttp } from "../probes/http.ts";
 import { createIcmpProber } from "../probes/icmp.ts";
@@ -98,7 +98,7 @@ test("icmp checks record rtt and loss", skipUnless(needsRoot()), async () => {
   const server: AssignmentServer = await startAssignmentServer([
     specMessage({ name: "lo", check_type: "icmp", params_json: '{"count":2}' }),
   ]);
-  const registry = new Registry();
+  const registry = new MetricRegistry();
   const runner = new ExternalCheckRunner({
     controllerAddress: `127.0.0.1:${server.port}`,
     agentId: () => "a",

@@ -1,6 +1,6 @@
 import type { ExternalChecker } from "@svc/core";
 import type { ExternalCheckSpecMessage, grpc } from "@svc/protocol";
-import type { Registry } from "prom-client";
+import type { MetricRegistry } from "../metrics/store/registry.ts";
 import type { BackoffPolicy } from "../registration/facts.ts";
 import { type Logger, silentLogger } from "../registration/logger.ts";
 import { PeriodicTask } from "../scheduler/periodic-task.ts";
@@ -17,7 +17,7 @@ export interface ExternalCheckRunnerOptions {
   credentials?: grpc.ChannelCredentials;
   /** the id this agent registers under (RegistrationClient.agentId) */
   agentId: () => string;
-  metricsRegistry: Registry;
+  metricsRegistry: MetricRegistry;
   metricsPrefix: string;
   sourceNode: string;
   /** the agent's zone as last resolved (RegistrationClient.zone) */

@@ -1,5 +1,8 @@
-import { Counter, Gauge, Histogram, type Registry } from "prom-client";
 import { LATENCY_BUCKETS } from "../metrics/families.ts";
+import { CounterFamily } from "../metrics/store/counter.ts";
+import { GaugeFamily } from "../metrics/store/gauge.ts";
+import { HistogramFamily } from "../metrics/store/histogram.ts";
+import type { MetricRegistry } from "../metrics/store/registry.ts";
 import type { AssignedSpec } from "./assigned-spec.ts";
 import type { ExternalOutcome } from "./run-check.ts";
 import type { DenyReason } from "./target-policy.ts";
@@ -19,51 +22,55 @@ export interface ExternalSource {
  * with that label set goes (two specs may share a label set: same target name and check type).
  */
 export class ExternalMetrics {
-  readonly #duration: Histogram;
-  readonly #rtt: Histogram;
-  readonly #loss: Gauge;
-  readonly #results: Counter;
-  readonly #denied: Counter;
+  readonly #duration: HistogramFamily;
+  readonly #rtt: HistogramFamily;
+  readonly #loss: GaugeFamily;
+  readonly #results: CounterFamily;
+  readonly #denied: CounterFamily;
   readonly #source: ExternalSource;
   /** label-set JSON -> every label set actually written under it (zone may change over time) */
   readonly #written = new Map<string, Map<string, ExternalLabels>>();
 
-  constructor(prefix: string, registry: Registry, source: ExternalSource) {
-    const registers = [registry];
+  constructor(prefix: string, registry: MetricRegistry, source: ExternalSource) {
     const labelNames = [...EXTERNAL_LABELS];
     this.#source = source;
-    this.#duration = new Histogram({
-      name: `${prefix}_external_duration_seconds`,
-      help: "Duration of a continuous external check.",
-      labelNames,
-      buckets: LATENCY_BUCKETS,
-      registers,
-    });
-    this.#rtt = new Histogram({
-      name: `${prefix}_external_rtt_seconds`,
-      help: "External check round-trip time (icmp echo, tcp connect).",
-      labelNames,
-      buckets: LATENCY_BUCKETS,
-      registers,
-    });
-    this.#loss = new Gauge({
-      name: `${prefix}_external_packet_loss_ratio`,
-      help: "Share of icmp echoes to an external target without a reply, last run.",
-      labelNames,
-      registers,
-    });
-    this.#results = new Counter({
-      name: `${prefix}_external_results_total`,
-      help: "Continuous external check results.",
-      labelNames: [...labelNames, "result"],
-      registers,
-    });
-    this.#denied = new Counter({
-      name: `${prefix}_external_denied_total`,
-      help: "External check runs refused by the agent (cidr, resolve, disabled).",
-      labelNames: [...labelNames, "reason"],
-      registers,
-    });
+    this.#duration = registry.register(
+      new HistogramFamily({
+        name: `${prefix}_external_duration_seconds`,
+        help: "Duration of a continuous external check.",
+        labelNames,
+        buckets: LATENCY_BUCKETS,
+      }),
+    );
+    this.#rtt = registry.register(
+      new HistogramFamily({
+        name: `${prefix}_external_rtt_seconds`,
+        help: "External check round-trip time (icmp echo, tcp connect).",
+        labelNames,
+        buckets: LATENCY_BUCKETS,
+      }),
+    );
+    this.#loss = registry.register(
+      new GaugeFamily({
+        name: `${prefix}_external_packet_loss_ratio`,
+        help: "Share of icmp echoes to an external target without a reply, last run.",
+        labelNames,
+      }),
+    );
+    this.#results = registry.register(
+      new CounterFamily({
+        name: `${prefix}_external_results_total`,
+        help: "Continuous external check results.",
+        labelNames: [...labelNames, "result"],
+      }),
+    );
+    this.#denied = registry.register(
+      new CounterFamily({
+        name: `${prefix}_external_denied_total`,
+        help: "External check runs refused by the agent (cidr, resolve, disabled).",
+        labelNames: [...labelNames, "reason"],
+      }),
+    );
   }
 
   /** Identity of a spec's series (independent of the zone). */

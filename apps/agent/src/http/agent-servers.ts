@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import type { Registry } from "prom-client";
-import { metricsChunks, sendChunks } from "./metrics-stream.ts";
+import type { MetricRegistry } from "../metrics/store/registry.ts";
+import { sendChunks } from "./metrics-stream.ts";
 
 export interface AgentHttpServersOptions {
   /** 0 = any free port */
@@ -9,7 +9,7 @@ export interface AgentHttpServersOptions {
   metricsPort: number;
   /** bind address; default "::" (dual stack), falling back to "0.0.0.0" where IPv6 is unavailable */
   host?: string;
-  registry: Registry;
+  registry: MetricRegistry;
   /** readiness: true once the peer watch is confirmed */
   isReady: () => boolean;
   version: { version: string; commit: string };
@@ -32,7 +32,7 @@ interface Reply {
   type: string;
   body: string;
   /** the body in chunks, instead of `body` (sent chunked, without content-length) */
-  chunks?: () => AsyncIterator<string>;
+  chunks?: () => Iterator<string>;
 }
 type Route = () => Reply | Promise<Reply>;
 
@@ -57,7 +57,7 @@ function probeRoutes(o: AgentHttpServersOptions): Map<string, Route> {
         status: 200,
         type: o.registry.contentType,
         body: "",
-        chunks: () => metricsChunks(o.registry),
+        chunks: () => o.registry.chunks(),
       }),
     ],
   ]);

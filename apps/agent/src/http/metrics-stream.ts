@@ -1,25 +1,4 @@
 import type { ServerResponse } from "node:http";
-import { Registry } from "prom-client";
-
-/**
- * The registry's text exposition one metric family at a time. The bytes are those of registry.metrics()
- * (families joined by a blank line, a final newline), but only one family's text exists at a time: at 1000
- * peers the whole exposition is ~20 MiB, which registry.metrics() builds on every scrape (all families at
- * once, then joined). OpenMetrics (counter renaming, `# EOF`) is left to prom-client in one piece.
- */
-export async function* metricsChunks(registry: Registry): AsyncGenerator<string> {
-  if (registry.contentType !== Registry.PROMETHEUS_CONTENT_TYPE) {
-    yield await registry.metrics();
-    return;
-  }
-  let first = true;
-  for (const metric of registry.getMetricsAsArray()) {
-    const text = await registry.getSingleMetricAsString(metric.name);
-    yield first ? text : `\n\n${text}`;
-    first = false;
-  }
-  yield "\n";
-}
 
 /**
  * Sends `chunks` as a chunked 200 body, waiting for the socket to drain between chunks. The first chunk is
@@ -29,13 +8,13 @@ export async function* metricsChunks(registry: Registry): AsyncGenerator<string>
 export async function sendChunks(
   res: ServerResponse,
   type: string,
-  chunks: AsyncIterator<string>,
+  chunks: Iterator<string>,
   head: boolean,
   onError: (err: unknown) => void,
 ): Promise<void> {
   let next: IteratorResult<string>;
   try {
-    next = await chunks.next();
+    next = chunks.next();
   } catch (err) {
     onError(err);
     return;
@@ -43,17 +22,17 @@ export async function sendChunks(
   res.writeHead(200, { "content-type": type });
   if (head) {
     res.end();
-    await chunks.return?.();
+    chunks.return?.();
     return;
   }
   try {
     while (!next.done) {
       if (!res.write(next.value)) await drained(res);
       if (res.destroyed) {
-        await chunks.return?.();
+        chunks.return?.();
         return;
       }
-      next = await chunks.next();
+      next = chunks.next();
     }
     res.end();
   } catch {

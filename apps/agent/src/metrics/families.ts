@@ -1,4 +1,7 @@
-import { Counter, Gauge, Histogram, type Registry } from "prom-client";
+import { CounterFamily } from "./store/counter.ts";
+import { GaugeFamily } from "./store/gauge.ts";
+import { HistogramFamily } from "./store/histogram.ts";
+import type { MetricRegistry } from "./store/registry.ts";
 
 /** Peer label names (reference/metrics.md). */
 export const PEER_LABELS = ["source_node", "destination_node", "source_zone", "destination_zone"] as const;
@@ -14,15 +17,14 @@ export const LATENCY_BUCKETS = [
 ];
 
 /** Every agent probe family, registered on one registry with `${prefix}_` names. */
-export function createFamilies(prefix: string, registry: Registry) {
-  const registers = [registry];
+export function createFamilies(prefix: string, registry: MetricRegistry) {
   const n = (family: string) => `${prefix}_${family}`;
   const hist = (family: string, help: string, labelNames: readonly string[]) =>
-    new Histogram({ name: n(family), help, labelNames, buckets: LATENCY_BUCKETS, registers });
+    registry.register(new HistogramFamily({ name: n(family), help, labelNames, buckets: LATENCY_BUCKETS }));
   const gauge = (family: string, help: string, labelNames: readonly string[]) =>
-    new Gauge({ name: n(family), help, labelNames, registers });
+    registry.register(new GaugeFamily({ name: n(family), help, labelNames }));
   const counter = (family: string, help: string, labelNames: readonly string[]) =>
-    new Counter({ name: n(family), help, labelNames, registers });
+    registry.register(new CounterFamily({ name: n(family), help, labelNames }));
   const peer = PEER_LABELS;
   const peerResult = [...PEER_LABELS, "result"];
   const httpPhase = ["url", ...SOURCE];
@@ -79,5 +81,5 @@ export function createFamilies(prefix: string, registry: Registry) {
 }
 
 export type Families = ReturnType<typeof createFamilies>;
-/** Any family of ours; all share the label-object API used for set/observe/inc/remove. */
+/** Any probe family. */
 export type Family = Families[keyof Families];

@@ -1,5 +1,6 @@
-import { Gauge, type Registry } from "prom-client";
 import type { LatenessSummary } from "../scheduler/lateness.ts";
+import { GaugeFamily } from "./store/gauge.ts";
+import type { MetricRegistry } from "./store/registry.ts";
 
 /**
  * Exposes the scheduler's probe start lateness (actual minus planned start, over the most recent samples) as
@@ -7,7 +8,7 @@ import type { LatenessSummary } from "../scheduler/lateness.ts";
  * the footprint benchmark reads them. (Plain gauges: a `quantile` label is reserved for summaries.)
  */
 export function registerLatenessGauges(
-  registry: Registry,
+  registry: MetricRegistry,
   prefix: string,
   summary: () => LatenessSummary,
 ): void {
@@ -15,14 +16,15 @@ export function registerLatenessGauges(
     ["p50", (s: LatenessSummary) => s.p50],
     ["p99", (s: LatenessSummary) => s.p99],
   ] as const) {
-    new Gauge({
-      name: `${prefix}_probe_start_lateness_${p}_seconds`,
-      help: `Probe start lateness (actual minus planned start), ${p} over the most recent probes.`,
-      registers: [registry],
-      collect() {
-        const s = summary();
-        if (s.count > 0) this.set(pick(s) / 1000);
-      },
-    });
+    registry.register(
+      new GaugeFamily({
+        name: `${prefix}_probe_start_lateness_${p}_seconds`,
+        help: `Probe start lateness (actual minus planned start), ${p} over the most recent probes.`,
+        collect(gauge) {
+          const s = summary();
+          if (s.count > 0) gauge.set({}, pick(s) / 1000);
+        },
+      }),
+    );
   }
 }

@@ -1,11 +1,15 @@
 import type { Peer, Plane } from "@svc/protocol";
-import { Registry } from "prom-client";
 import type { DnsProbeResult } from "../probes/dns.ts";
 import type { HttpProbeResult } from "../probes/http.ts";
 import type { TcpProbeResult } from "../probes/tcp.ts";
 import type { UdpProbeResult } from "../probes/udp.ts";
-import { createFamilies, type Families, type Family } from "./families.ts";
+import { createFamilies, type Families } from "./families.ts";
 import { SeriesTracker } from "./series-tracker.ts";
+import type { CounterFamily } from "./store/counter.ts";
+import type { Family, Labels, Series } from "./store/family.ts";
+import type { GaugeFamily } from "./store/gauge.ts";
+import type { HistogramFamily } from "./store/histogram.ts";
+import { MetricRegistry } from "./store/registry.ts";
 
 /** The agent's own identity as it appears in the source_* labels. */
 export interface MetricsSource {
@@ -43,23 +47,31 @@ export interface ProbeMetricsOptions {
   /** config `metricsPrefix`; families are named `${prefix}_${family}` */
   prefix: string;
   source: MetricsSource;
-  /** defaults to a fresh registry (never prom-client's global one) */
-  registry?: Registry;
+  /** defaults to a fresh registry */
+  registry?: MetricRegistry;
 }
 
 const ms = (v: number): number => v / 1000;
 const result = (ok: boolean): string => (ok ? "success" : "fail");
 
+/** Which of a peer's label sets a cached handle is for. */
+enum Variant {
+  Peer = 0,
+  Success = 1,
+  Fail = 2,
+}
+
 /**
- * A peer's label sets, built once and reused for every record (the probe path runs ~100 times a second per
- * 100 peers), and which (family, label set) pairs the tracker already knows, so it is told only once.
+ * A peer's label sets, built once, and its series handles, made (and told to the tracker) on first use: the
+ * probe path runs ~60 times a second per 100 peers, and a record is then a write to a handle, no label lookup.
+ * Dropped whenever series of the peer are removed, so a cached handle is always in its family.
  */
-interface PeerLabelCache {
+interface PeerCache {
   zone: string;
-  labels: Record<string, string>;
-  success: Record<string, string>;
-  fail: Record<string, string>;
-  tracked: Map<Family, Set<Record<string, string>>>;
+  labels: Labels;
+  success: Labels;
+  fail: Labels;
+  handles: Map<Family<Series>, [Series?, Series?, Series?]>;
 }
 
 /**
@@ -69,17 +81,17 @@ interface PeerLabelCache {
  * under the new labels, except probe_intended, which is re-emitted at once under the new labels.
  */
 export class ProbeMetrics {
-  readonly registry: Registry;
+  readonly registry: MetricRegistry;
   readonly #f: Families;
   readonly #tracker = new SeriesTracker();
   #source: MetricsSource;
   /** dest -> (peer, planes) for probe_intended, kept to re-emit after a source change */
   readonly #intended = new Map<string, { peer: MetricsPeer; planes: Plane[] }>();
   /** by destination node; dropped whenever series of that peer are removed */
-  readonly #peerCache = new Map<string, PeerLabelCache>();
+  readonly #peerCache = new Map<string, PeerCache>();
 
   constructor(options: ProbeMetricsOptions) {
-    this.registry = options.registry ?? new Registry();
+    this.registry = options.registry ?? new MetricRegistry();
     this.#f = createFamilies(options.prefix, this.registry);
     this.#source = { ...options.source };
   }
@@ -97,7 +109,7 @@ export class ProbeMetrics {
     for (const { peer, planes } of [...this.#intended.values()]) this.setIntended(peer, planes);
   }
 
-  #peerLabels(peer: MetricsPeer): Record<string, string> {
+  #peerLabels(peer: MetricsPeer): Labels {
     return {
       source_node: this.#source.nodeName,
       destination_node: peer.nodeName,
@@ -106,69 +118,63 @@ export class ProbeMetrics {
     };
   }
 
-  #cached(peer: MetricsPeer): PeerLabelCache {
+  #cached(peer: MetricsPeer): PeerCache {
     const c = this.#peerCache.get(peer.nodeName);
     if (c && c.zone === peer.zone) return c;
     const labels = this.#peerLabels(peer);
-    const fresh: PeerLabelCache = {
+    const fresh: PeerCache = {
       zone: peer.zone,
       labels,
       success: { ...labels, result: "success" },
       fail: { ...labels, result: "fail" },
-      tracked: new Map(),
+      handles: new Map(),
     };
     this.#peerCache.set(peer.nodeName, fresh);
     return fresh;
   }
 
-  /** Tells the tracker about a cached label set of a peer's family, once. */
-  #trackCached(
-    c: PeerLabelCache,
+  /** The cached handle of a peer's series in `family`, made and tracked under `plane` on first use. */
+  #handle<S extends Series>(
+    c: PeerCache,
     plane: string,
     dest: string,
-    family: Family,
-    labels: Record<string, string>,
-  ) {
-    let sets = c.tracked.get(family);
-    if (!sets) {
-      sets = new Set();
-      c.tracked.set(family, sets);
+    family: Family<S>,
+    variant: Variant,
+  ): S {
+    let row = c.handles.get(family);
+    if (!row) {
+      row = [undefined, undefined, undefined];
+      c.handles.set(family, row);
     }
-    if (sets.has(labels)) return;
-    sets.add(labels);
-    this.#tracker.track(plane, dest, family, labels);
+    const cached = row[variant] as S | undefined;
+    if (cached) return cached;
+    const labels = variant === Variant.Peer ? c.labels : variant === Variant.Success ? c.success : c.fail;
+    const s = family.series(labels);
+    row[variant] = s;
+    this.#tracker.track(plane, dest, family, s.key);
+    return s;
   }
 
-  #src(): Record<string, string> {
+  #src(): Labels {
     return { source_node: this.#source.nodeName, source_zone: this.#source.zone };
   }
 
-  #track(
-    plane: string,
-    dest: string,
-    family: Family,
-    labels: Record<string, string>,
-  ): Record<string, string> {
-    this.#tracker.track(plane, dest, family, labels);
-    return labels;
+  #observe(plane: string, dest: string, family: HistogramFamily, labels: Labels, v: number) {
+    const s = family.series(labels);
+    this.#tracker.track(plane, dest, family, s.key);
+    s.observe(v);
   }
 
-  #observe(
-    plane: string,
-    dest: string,
-    family: Families["tcpConnect"],
-    labels: Record<string, string>,
-    v: number,
-  ) {
-    family.observe(this.#track(plane, dest, family, labels), v);
+  #inc(plane: string, dest: string, family: CounterFamily, labels: Labels) {
+    const s = family.series(labels);
+    this.#tracker.track(plane, dest, family, s.key);
+    s.inc();
   }
 
-  #inc(plane: string, dest: string, family: Families["tcpResults"], labels: Record<string, string>) {
-    family.inc(this.#track(plane, dest, family, labels));
-  }
-
-  #set(plane: string, dest: string, family: Families["udpLoss"], labels: Record<string, string>, v: number) {
-    family.set(this.#track(plane, dest, family, labels), v);
+  #set(plane: string, dest: string, family: GaugeFamily, labels: Labels, v: number) {
+    const s = family.series(labels);
+    this.#tracker.track(plane, dest, family, s.key);
+    s.set(v);
   }
 
   recordTcp(peer: MetricsPeer, r: TcpProbeResult): void {
@@ -176,13 +182,10 @@ export class ProbeMetrics {
     const f = this.#f;
     const dest = peer.nodeName;
     if (r.connectMs !== undefined) {
-      this.#trackCached(c, "tcp", dest, f.tcpConnect, c.labels);
-      f.tcpConnect.observe(c.labels, ms(r.connectMs));
+      this.#handle(c, "tcp", dest, f.tcpConnect, Variant.Peer).observe(ms(r.connectMs));
     }
-    if (r.totalMs !== undefined) {
-      this.#trackCached(c, "tcp", dest, f.tcpTotal, c.labels);
-      f.tcpTotal.observe(c.labels, ms(r.totalMs));
-    }
+    if (r.totalMs !== undefined)
+      this.#handle(c, "tcp", dest, f.tcpTotal, Variant.Peer).observe(ms(r.totalMs));
     this.#count(c, "tcp", dest, f.tcpResults, r.ok);
   }
 
@@ -191,14 +194,14 @@ export class ProbeMetrics {
     const c = this.#cached(peer);
     const f = this.#f;
     const dest = peer.nodeName;
-    if (r.rttsMs.length > 0) this.#trackCached(c, "udp", dest, f.udpRtt, c.labels);
-    for (const rtt of r.rttsMs) f.udpRtt.observe(c.labels, ms(rtt));
-    if (r.jitterMs !== undefined) {
-      this.#trackCached(c, "udp", dest, f.udpJitter, c.labels);
-      f.udpJitter.set(c.labels, ms(r.jitterMs));
-    } else f.udpJitter.remove(c.labels);
-    this.#trackCached(c, "udp", dest, f.udpLoss, c.labels);
-    f.udpLoss.set(c.labels, r.lossRatio);
+    if (r.rttsMs.length > 0) {
+      const rtt = this.#handle(c, "udp", dest, f.udpRtt, Variant.Peer);
+      for (const v of r.rttsMs) rtt.observe(ms(v));
+    }
+    // not cached: the series comes and goes with the run's reply count
+    if (r.jitterMs !== undefined) this.#set("udp", dest, f.udpJitter, c.labels, ms(r.jitterMs));
+    else f.udpJitter.remove(c.labels);
+    this.#handle(c, "udp", dest, f.udpLoss, Variant.Peer).set(r.lossRatio);
     this.#count(c, "udp", dest, f.udpResults, r.ok);
   }
 
@@ -206,17 +209,16 @@ export class ProbeMetrics {
     const c = this.#cached(peer);
     const f = this.#f;
     const dest = peer.nodeName;
-    if (r.rtts.length > 0) this.#trackCached(c, "icmp", dest, f.icmpRtt, c.labels);
-    for (const rtt of r.rtts) f.icmpRtt.observe(c.labels, ms(rtt));
-    this.#trackCached(c, "icmp", dest, f.icmpLoss, c.labels);
-    f.icmpLoss.set(c.labels, r.lossRatio);
+    if (r.rtts.length > 0) {
+      const rtt = this.#handle(c, "icmp", dest, f.icmpRtt, Variant.Peer);
+      for (const v of r.rtts) rtt.observe(ms(v));
+    }
+    this.#handle(c, "icmp", dest, f.icmpLoss, Variant.Peer).set(r.lossRatio);
     this.#count(c, "icmp", dest, f.icmpResults, r.ok);
   }
 
-  #count(c: PeerLabelCache, plane: string, dest: string, family: Families["tcpResults"], ok: boolean) {
-    const labels = ok ? c.success : c.fail;
-    this.#trackCached(c, plane, dest, family, labels);
-    family.inc(labels);
+  #count(c: PeerCache, plane: string, dest: string, family: CounterFamily, ok: boolean) {
+    this.#handle(c, plane, dest, family, ok ? Variant.Success : Variant.Fail).inc();
   }
 
   /**

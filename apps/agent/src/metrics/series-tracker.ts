@@ -1,7 +1,7 @@
-import type { Family } from "./families.ts";
+import type { AnyFamily } from "./store/registry.ts";
 
-type Labels = Record<string, string>;
-type Series = Map<Family, Map<string, Labels>>;
+/** Series keys (Series.key) per family. */
+type Series = Map<AnyFamily, Set<string>>;
 
 /** Which owners to remove: both given = one (plane, dest); one given = all matching it; none = everything. */
 export interface OwnerFilter {
@@ -11,15 +11,15 @@ export interface OwnerFilter {
 }
 
 /**
- * Remembers every label set written per (destination, plane) so all series of a departed peer or a disabled
- * plane can be removed exactly (prom-client removes by full label set only). Indexed by destination so that
- * per-peer removal costs the size of that peer's series, not of the whole registry.
+ * Remembers every series written per (destination, plane) so all series of a departed peer or a disabled
+ * plane can be removed exactly. Indexed by destination so that per-peer removal costs the size of that peer's
+ * series, not of the whole registry. Keys are the series' own label keys (no copies).
  */
 export class SeriesTracker {
   readonly #byDest = new Map<string, Map<string, Series>>();
 
-  /** Records that `family` has a series with `labels`, owned by (plane, dest). */
-  track(plane: string, dest: string, family: Family, labels: Labels): void {
+  /** Records that `family` has the series `key`, owned by (plane, dest). */
+  track(plane: string, dest: string, family: AnyFamily, key: string): void {
     let planes = this.#byDest.get(dest);
     if (!planes) {
       planes = new Map();
@@ -30,12 +30,12 @@ export class SeriesTracker {
       series = new Map();
       planes.set(plane, series);
     }
-    let sets = series.get(family);
-    if (!sets) {
-      sets = new Map();
-      series.set(family, sets);
+    let keys = series.get(family);
+    if (!keys) {
+      keys = new Set();
+      series.set(family, keys);
     }
-    sets.set(JSON.stringify(labels), labels);
+    keys.add(key);
   }
 
   /** Removes the series of every owner matching the filter; returns how many series went. */
@@ -53,9 +53,9 @@ export class SeriesTracker {
       if (!planes) continue;
       for (const [plane, series] of planes) {
         if (!planeMatches(plane)) continue;
-        for (const [family, sets] of series) {
-          for (const labels of sets.values()) family.remove(labels);
-          removed += sets.size;
+        for (const [family, keys] of series) {
+          for (const key of keys) family.removeKey(key);
+          removed += keys.size;
         }
         planes.delete(plane);
       }

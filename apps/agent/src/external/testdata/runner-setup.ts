@@ -1,7 +1,7 @@
 import net from "node:net";
 import type { ExternalChecker } from "@svc/core";
-import { Registry } from "prom-client";
 import { parseExposition } from "../../../../../test/helpers/metrics-text.ts";
+import { MetricRegistry } from "../../metrics/store/registry.ts";
 import { probeDns } from "../../probes/dns.ts";
 import { probeHttp } from "../../probes/http.ts";
 import { probeTcp } from "../../probes/tcp.ts";
@@ -37,7 +37,7 @@ export async function tcpServer(): Promise<{ port: number; accepted: () => numbe
 /** Test fixture: an assignment server and a started runner against it, with metric readers. */
 export async function setup(config: ExternalChecker, lookup?: (h: string) => Promise<string[]>) {
   const server = await startAssignmentServer();
-  const registry = new Registry();
+  const registry = new MetricRegistry();
   const logs: string[] = [];
   const runner = new ExternalCheckRunner({
     controllerAddress: `127.0.0.1:${server.port}`,
