@@ -33,12 +33,15 @@ const { values } = parseArgs({
     warmup: { type: "string", default: "60" },
     // the probe checkers to run (the others are disabled); for attributing cost to one checker
     planes: { type: "string", default: "tcp,udp,icmp" },
+    // how often /metrics is scraped during warm-up and measurement, as Prometheus would (0: only at the edges)
+    scrape: { type: "string", default: "15" },
   },
 });
 const peerCounts = values.peers.split(",").map(Number);
 const seconds = Number(values.seconds);
 const warmup = Number(values.warmup);
 const planes = new Set(values.planes.split(","));
+const scrapeSeconds = Number(values.scrape);
 const SVC_BIN = new URL("../../packages/cli/bin/svc.mjs", import.meta.url).pathname;
 // Measure what nodes run: the bundled agent, built from the current sources.
 execFileSync(process.execPath, [new URL("../../scripts/build.mjs", import.meta.url).pathname], {
@@ -79,6 +82,15 @@ async function scrapeLateness(url: string): Promise<{ p50: number; p99: number; 
     successes += Number(m[1]);
   }
   return { p50: q("p50"), p99: q("p99"), successes };
+}
+
+/** One scrape as Prometheus makes it: the whole exposition read and dropped. */
+async function scrapeAll(url: string): Promise<void> {
+  try {
+    await (await fetch(url)).arrayBuffer();
+  } catch (err) {
+    process.stderr.write(`agent-footprint: scrape failed: ${(err as Error).message}\n`);
+  }
 }
 
 async function runOne(n: number): Promise<(string | number)[]> {
@@ -156,6 +168,7 @@ async function runOne(n: number): Promise<(string | number)[]> {
     await new Promise((r) => setTimeout(r, 200));
   }
   process.stderr.write(`agent-footprint: N=${n} ready; warm-up ${warmup}s, measuring ${seconds}s\n`);
+  const scrapes = scrapeSeconds > 0 ? setInterval(() => void scrapeAll(metricsUrl), scrapeSeconds * 1000) : undefined;
   await new Promise((r) => setTimeout(r, warmup * 1000));
   const cpu0 = cpuMs(pid);
   const split0 = cpuSplit(pid);
@@ -178,6 +191,7 @@ async function runOne(n: number): Promise<(string | number)[]> {
   const elapsed = (performance.now() - t0) / 1000;
   const mem = rss(pid);
   const after = await scrapeLateness(metricsUrl);
+  clearInterval(scrapes);
   agent.kill("SIGTERM");
   await new Promise((r) => agent.once("exit", r));
   await controller.stop();
