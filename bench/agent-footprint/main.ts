@@ -168,7 +168,8 @@ async function runOne(n: number): Promise<(string | number)[]> {
     await new Promise((r) => setTimeout(r, 200));
   }
   process.stderr.write(`agent-footprint: N=${n} ready; warm-up ${warmup}s, measuring ${seconds}s\n`);
-  const scrapes = scrapeSeconds > 0 ? setInterval(() => void scrapeAll(metricsUrl), scrapeSeconds * 1000) : undefined;
+  const scrapes =
+    scrapeSeconds > 0 ? setInterval(() => void scrapeAll(metricsUrl), scrapeSeconds * 1000) : undefined;
   await new Promise((r) => setTimeout(r, warmup * 1000));
   const cpu0 = cpuMs(pid);
   const split0 = cpuSplit(pid);
