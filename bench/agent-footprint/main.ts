@@ -5,10 +5,11 @@
  *
  *   npm run bench -- agent-footprint [--peers 100,1000] [--seconds 60] [--warmup 60]
  *
- * The warm-up is 60 s because V8 is still optimizing the probe path for the first ~50 s: at 100 peers the CPU
- * of consecutive 10 s windows after a 30 s warm-up read 33, 29, 21, 23, 19, 18 ms/s (TurboFan compiles each
- * function once it is hot, and at 60 probes a second that takes a while); an agent runs for days, so the figure
- * wanted is the one after that. Each 10 s window's rate is printed as it ends.
+ * The warm-up is 60 s because the agent's first half minute is start-up: loading, the first probe rounds, and
+ * 30 s in, the second release of the node executable's pages (docs/decisions.md, "Memory (agent)"); an agent
+ * runs for days, so the CPU figure wanted is the one after that. Peak RSS is the process's whole life (VmHWM),
+ * start-up included; the RSS at the end is split into anonymous and file pages. Each 10 s window's CPU rate is
+ * printed as it ends.
  *
  * The peers are registrations made by this process with addresses 127.1.x.y (all of 127/8 is loopback here): one
  * TCP listener and one UDP echo socket on 0.0.0.0 answer for all of them, the kernel answers icmp. The controller
@@ -209,6 +210,7 @@ async function runOne(n: number): Promise<(string | number)[]> {
     `${((split1.user - split0.user) / elapsed).toFixed(1)} / ${((split1.sys - split0.sys) / elapsed).toFixed(1)}`,
     (mem.peak / 2 ** 20).toFixed(1),
     (mem.now / 2 ** 20).toFixed(1),
+    `${(mem.anon / 2 ** 20).toFixed(1)} / ${(mem.file / 2 ** 20).toFixed(1)}`,
     after.p50.toFixed(2),
     after.p99.toFixed(2),
   ];
@@ -229,6 +231,7 @@ record(
       "user / sys ms/s",
       "peak RSS MiB",
       "RSS at end MiB",
+      "of it anon / file MiB",
       "start lateness p50 ms",
       "start lateness p99 ms",
     ],

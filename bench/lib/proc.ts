@@ -19,10 +19,13 @@ export function cpuMs(pid: number): number {
   return user + sys;
 }
 
-/** Resident set size now and its peak (VmRSS, VmHWM), in bytes. */
-export function rss(pid: number): { now: number; peak: number } {
+/**
+ * Resident set size now and its peak (VmRSS, VmHWM), and what it is made of now: anonymous (the process's own
+ * memory) and file pages (mapped files, shared with the page cache: for node mostly its own executable), bytes.
+ */
+export function rss(pid: number): { now: number; peak: number; anon: number; file: number } {
   const status = readFileSync(`/proc/${pid}/status`, "utf8");
   const kb = (key: string) =>
     Number(new RegExp(`${key}:\\s+(\\d+) kB`).exec(status)?.[1] ?? Number.NaN) * 1024;
-  return { now: kb("VmRSS"), peak: kb("VmHWM") };
+  return { now: kb("VmRSS"), peak: kb("VmHWM"), anon: kb("RssAnon"), file: kb("RssFile") };
 }

@@ -11,9 +11,14 @@ test("the agent's policy keeps the young generation at its initial size and old 
 });
 
 test("an operator's heap cap or own flag leaves the agent's policy flag alone", () => {
-  assert.deepEqual(applyAgentHeapPolicy(["--max-old-space-size=200"]), []);
+  // a heap cap replaces the heap-sizing flags only
+  assert.deepEqual(applyAgentHeapPolicy(["--max-old-space-size=200"]), ["--no-opt"]);
   assert.deepEqual(
-    AGENT_HEAP_FLAGS.filter((f) => f.startsWith("--heap-growing")),
     applyAgentHeapPolicy(["--semi-space-growth-factor=2"]),
+    AGENT_HEAP_FLAGS.filter((f) => !f.startsWith("--semi-space")),
   );
+  // either polarity of a flag, with dashes or underscores, is the operator's
+  for (const given of ["--opt", "--no_opt", "--no-opt"]) {
+    assert.ok(!applyAgentHeapPolicy([given]).includes("--no-opt"), given);
+  }
 });

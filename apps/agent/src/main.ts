@@ -13,8 +13,8 @@ import type { Peer } from "@svc/protocol";
 import { CoalescingClock } from "./clock/probe-clock.ts";
 import { EchoServer } from "./echo/echo-server.ts";
 import { ExternalCheckRunner } from "./external/external-check-runner.ts";
-import { applyAgentHeapPolicy } from "./heap-policy.ts";
 import { createAgentHttpServers } from "./http/agent-servers.ts";
+import { applyAgentMemoryPolicy } from "./memory-policy.ts";
 import { registerLatenessGauges } from "./metrics/lateness-gauge.ts";
 import { ProbeMetrics } from "./metrics/probe-metrics.ts";
 import { createIcmpProber } from "./probes/icmp.ts";
@@ -47,9 +47,9 @@ export interface RunAgentOptions {
  * HTTP servers, echo server, icmp sockets. Resolves with the exit code.
  */
 export async function runAgent(opts: RunAgentOptions = {}): Promise<number> {
-  // The bundled agent has applied the policy already (heap-policy-early.ts, its entry's first import); this
-  // covers `svc agent` run from the sources, and reports the flags for the log. Setting them again is harmless.
-  const heapFlags = applyAgentHeapPolicy();
+  // The bundled agent has applied the policy already (memory-policy-early.ts, its entry's first import); this
+  // covers `svc agent` run from the sources, and reports what it did for the log. Applying it again is harmless.
+  const memory = applyAgentMemoryPolicy();
   const env = opts.env ?? process.env;
   let config: SvcConfig;
   let warnings: string[];
@@ -64,7 +64,14 @@ export async function runAgent(opts: RunAgentOptions = {}): Promise<number> {
   }
   const logger = createLogger({ level: config.logLevel, format: config.logFormat, name: "agent" });
   for (const w of warnings) logger.warn({ warning: w }, "configuration warning");
-  if (heapFlags.length > 0) logger.debug({ flags: heapFlags }, "garbage-collection policy applied");
+  logger.debug(
+    {
+      flags: memory.flags,
+      mallocTuned: memory.malloc,
+      releasedMiB: +(memory.releasedBytes / 2 ** 20).toFixed(1),
+    },
+    "memory policy applied",
+  );
 
   let advertiseAddress: string;
   let dial: ReturnType<typeof agentCredentials>;

@@ -13,4 +13,6 @@ int get_str(napi_env env, napi_value v, char *out, size_t n);
 int make_addr(int family, const char *addr, int port, struct sockaddr_storage *ss, socklen_t *len);
 // Adds tcpProbe / tcpProbeAbort to exports (tcp_probe.c).
 void register_tcp_probe(napi_env env, napi_value exports);
+// Adds tuneMalloc / releaseExecutablePages to exports (memory_policy.c).
+void register_memory_policy(napi_env env, napi_value exports);
 #endif

@@ -1,22 +1,30 @@
 import { setFlagsFromString } from "node:v8";
 
 /**
- * A process's garbage-collection policy: V8 flags set at start-up with v8.setFlagsFromString. The flags used
- * (`--heap-growing-percent`, `--semi-space-growth-factor`) are read at each collection, so setting them after
- * start-up takes effect (and `--semi-space-growth-factor=1` only works that way in Node 20's V8: given on the
- * command line, the young generation still grows to 32 MiB). An operator's own node flags (NODE_OPTIONS or the
+ * A process's heap policy: V8 flags set at start-up with v8.setFlagsFromString. The flags used
+ * (`--heap-growing-percent`, `--semi-space-growth-factor`) are read at each collection, and `--no-opt` whenever
+ * a function gets hot, so setting them after start-up takes effect (and `--semi-space-growth-factor=1` only
+ * works that way in Node 20's V8: given on the command line, the young generation still grows to 32 MiB). An operator's own node flags (NODE_OPTIONS or the
  * command line) naming a policy flag, or a heap cap, take precedence: that flag is left as the operator set it.
  */
 
-/** Flags that, given by the operator, replace the policy's flag of the same name (a heap cap replaces all). */
+/** A flag's name without its value, `--no-` prefix and underscores: `--no_opt` and `--opt` are both `opt`. */
+function baseName(flag: string): string {
+  return (flag.split("=")[0] ?? flag).replace(/_/g, "-").replace(/^--(no-)?/, "");
+}
+
+const HEAP_CAPS = ["max-old-space-size", "max-semi-space-size"];
+
+/**
+ * Flags that, given by the operator, replace the policy's flag of the same name (either polarity); a heap cap
+ * replaces every heap-sizing flag of the policy.
+ */
 function overridden(flag: string, given: readonly string[]): boolean {
-  const name = flag.split("=")[0] ?? flag;
-  const norm = (f: string) => f.replace(/_/g, "-");
+  const name = baseName(flag);
+  const sizing = name.includes("space") || name.includes("heap");
   return given.some((g) => {
-    const n = norm(g);
-    return (
-      n.startsWith(name) || n.startsWith("--max-old-space-size") || n.startsWith("--max-semi-space-size")
-    );
+    const n = baseName(g);
+    return n === name || (sizing && HEAP_CAPS.includes(n));
   });
 }
 

@@ -1,6 +1,0 @@
-// Imported first by the agent's entry (bin.ts): ES modules are evaluated in import order, so the garbage-
-// collection policy is in force before the rest of the agent is loaded. Loading it (config schema, gRPC, metrics)
-// is when the young generation would otherwise first grow, and with the policy it never shrinks back by itself.
-import { applyAgentHeapPolicy } from "./heap-policy.ts";
-
-applyAgentHeapPolicy();
