@@ -1,3 +1,5 @@
+import { putU16, u16 } from "./bytes.ts";
+
 /** ICMP echo request / reply types per family. */
 export const ICMP_ECHO_REQUEST = { 4: 8, 6: 128 } as const;
 export const ICMP_ECHO_REPLY = { 4: 0, 6: 129 } as const;
@@ -6,7 +8,7 @@ export const ICMP_ECHO_REPLY = { 4: 0, 6: 129 } as const;
 export function internetChecksum(buf: Buffer): number {
   let sum = 0;
   const n = buf.length;
-  for (let i = 0; i + 1 < n; i += 2) sum += buf.readUInt16BE(i);
+  for (let i = 0; i + 1 < n; i += 2) sum += u16(buf, i);
   if (n % 2 === 1) sum += (buf[n - 1] ?? 0) << 8;
   while (sum > 0xffff) sum = (sum & 0xffff) + (sum >>> 16);
   return ~sum & 0xffff;
@@ -24,11 +26,10 @@ export function buildEchoRequest(
 ): Buffer {
   const b = Buffer.alloc(8 + payload.length);
   b[0] = ICMP_ECHO_REQUEST[family];
-  b[1] = 0;
-  b.writeUInt16BE(identifier & 0xffff, 4);
-  b.writeUInt16BE(sequence & 0xffff, 6);
-  payload.copy(b, 8);
-  if (family === 4) b.writeUInt16BE(internetChecksum(b), 2);
+  putU16(b, 4, identifier & 0xffff);
+  putU16(b, 6, sequence & 0xffff);
+  b.set(payload, 8);
+  if (family === 4) putU16(b, 2, internetChecksum(b));
   return b;
 }
 
@@ -47,8 +48,8 @@ export function parseEchoReply(family: 4 | 6, data: Buffer): EchoMessage | undef
   return {
     type: data[0],
     code: data[1] ?? 0,
-    identifier: data.readUInt16BE(4),
-    sequence: data.readUInt16BE(6),
+    identifier: u16(data, 4),
+    sequence: u16(data, 6),
     payload: data.subarray(8),
   };
 }

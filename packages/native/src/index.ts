@@ -1,4 +1,5 @@
 export { loadBinding, type NativeBinding } from "./binding.ts";
+export { putF64, putU16, putU32, u16, u32 } from "./bytes.ts";
 export {
   buildEchoRequest,
   type EchoMessage,

@@ -50,11 +50,21 @@ export function gridCeil(t: number): number {
   return Math.ceil(t / BATCH_GRID_MS) * BATCH_GRID_MS;
 }
 
-interface Entry extends ClockEntry {
-  earliest: number;
-  latest: number;
-  fn: (now: number) => void;
-  done: boolean;
+/** A callback on a CoalescingClock. A class, so an entry is one object (a cancel closure per entry was two more). */
+class Entry implements ClockEntry {
+  done = false;
+  constructor(
+    readonly earliest: number,
+    readonly latest: number,
+    readonly fn: (now: number) => void,
+    readonly onCancel: () => void,
+  ) {}
+
+  cancel(): void {
+    if (this.done) return;
+    this.done = true;
+    this.onCancel();
+  }
 }
 
 /**
@@ -80,6 +90,11 @@ export class CoalescingClock implements ProbeClock {
   #pending = 0;
   #firing = false;
   readonly #batchHooks = new Set<() => void>();
+  /** Called by an entry cancelled before it ran. */
+  readonly #cancelled = (): void => {
+    this.#pending--;
+    if (this.#pending === 0) this.#disarm();
+  };
 
   constructor(options: { onError?: (err: unknown) => void } = {}) {
     this.#onError =
@@ -100,18 +115,12 @@ export class CoalescingClock implements ProbeClock {
   }
 
   schedule(at: number, fn: (now: number) => void, slack: Slack = {}): ClockEntry {
-    const entry: Entry = {
-      earliest: at - Math.max(0, slack.early ?? 0),
-      latest: at + Math.max(0, slack.late ?? 0),
+    const entry = new Entry(
+      at - Math.max(0, slack.early ?? 0),
+      at + Math.max(0, slack.late ?? 0),
       fn,
-      done: false,
-      cancel: () => {
-        if (entry.done) return;
-        entry.done = true;
-        this.#pending--;
-        if (this.#pending === 0) this.#disarm();
-      },
-    };
+      this.#cancelled,
+    );
     this.#pending++;
     this.#byEarliest.push(entry);
     this.#byLatest.push(entry);

@@ -6,9 +6,11 @@ import {
   type Family,
   icmpErrorName,
   parseEchoReply,
+  putF64,
   type RawSocket,
   type RawSocketKind,
   type SocketError,
+  u16,
 } from "@svc/native";
 import { BATCH_GRID_MS, type ClockEntry, type ProbeClock, timerClock } from "../clock/probe-clock.ts";
 import { type ClockedSocket, openClockedSocket } from "./clocked-socket.ts";
@@ -106,8 +108,9 @@ class EchoChannel {
     if (this.#pending.has(seq)) throw new Error("too many echo requests in flight");
     this.#seq = (seq + 1) & 0xffff;
     const payload = Buffer.alloc(Math.max(16, payloadSize));
-    this.#cookie.copy(payload, 0);
-    payload.writeBigUInt64BE(process.hrtime.bigint(), 8);
+    payload.set(this.#cookie, 0);
+    // send time, ms (informational, as ping's; RTTs use the socket's clocks)
+    putF64(payload, 8, performance.now());
     const packet = buildEchoRequest(this.#family, this.#identifier, seq, payload);
     this.socket.send(packet, address, 0);
     // stamped in C right before sendmsg: neither building the packet nor the send call is network time (the
@@ -128,7 +131,7 @@ class EchoChannel {
       // process's replies, so it also checks ours and the cookie.
       const raw = this.socket.kind !== "icmp-dgram";
       if (raw && reply.identifier !== this.#identifier) return;
-      if (reply.payload.length < 8 || !reply.payload.subarray(0, 8).equals(this.#cookie)) return;
+      if (!startsWith(reply.payload, this.#cookie)) return;
       const p = this.#pending.get(reply.sequence);
       if (!p) return;
       this.#pending.delete(reply.sequence);
@@ -143,8 +146,8 @@ class EchoChannel {
     if (this.#family === 4) inner += ((d.data[8] ?? 0) & 0x0f) * 4;
     else inner += 40;
     if (d.data.length < inner + 8) return;
-    if (d.data.readUInt16BE(inner + 4) !== this.#identifier) return;
-    this.#failSeq(d.data.readUInt16BE(inner + 6), `${name} from ${d.address} (code ${d.data[1]})`);
+    if (u16(d.data, inner + 4) !== this.#identifier) return;
+    this.#failSeq(u16(d.data, inner + 6), `${name} from ${d.address} (code ${d.data[1]})`);
   }
 
   #onSocketError(e: SocketError): void {
@@ -154,7 +157,7 @@ class EchoChannel {
       e.origin === "local"
         ? `local error ${e.errno}`
         : `${icmpErrorName(this.#family, e.type, e.code) ?? `icmp type ${e.type}`} from ${e.offender ?? "?"} (code ${e.code})`;
-    this.#failSeq(e.data.readUInt16BE(6), what);
+    this.#failSeq(u16(e.data, 6), what);
   }
 
   #failSeq(seq: number, message: string): void {
@@ -274,4 +277,11 @@ export function createIcmpProber(opts: IcmpProberOptions = {}): IcmpProber {
       channels.clear();
     },
   };
+}
+
+/** Whether bytes begins with prefix (a byte loop: no view or call per reply). */
+function startsWith(bytes: Uint8Array, prefix: Uint8Array): boolean {
+  if (bytes.length < prefix.length) return false;
+  for (let i = 0; i < prefix.length; i++) if (bytes[i] !== prefix[i]) return false;
+  return true;
 }

@@ -1,6 +1,16 @@
 import { randomInt } from "node:crypto";
 import net from "node:net";
-import { type Datagram, type Family, icmpErrorName, type SocketError } from "@svc/native";
+import {
+  type Datagram,
+  type Family,
+  icmpErrorName,
+  putF64,
+  putU16,
+  putU32,
+  type SocketError,
+  u16,
+  u32,
+} from "@svc/native";
 import {
   BATCH_GRID_MS,
   type ClockEntry,
@@ -44,11 +54,12 @@ const PAYLOAD_BYTES = 18;
 
 /** Builds one probe datagram. Exported for the echo server's tests. */
 export function encodeUdpProbe(probeId: number, seq: number, sentAt: number): Buffer {
-  const b = Buffer.alloc(PAYLOAD_BYTES);
-  b.writeUInt32BE(MAGIC, 0);
-  b.writeUInt32BE(probeId, 4);
-  b.writeUInt16BE(seq, 8);
-  b.writeDoubleBE(sentAt, 10);
+  // every byte is written (so no zero fill); byte writes, not Buffer's checked methods (@svc/native/bytes)
+  const b = Buffer.allocUnsafe(PAYLOAD_BYTES);
+  putU32(b, 0, MAGIC);
+  putU32(b, 4, probeId);
+  putU16(b, 8, seq);
+  putF64(b, 10, sentAt);
   return b;
 }
 
@@ -148,12 +159,12 @@ class UdpChannel {
       const { socket } = clocked;
       socket.onMessage((d: Datagram) => {
         const msg = d.data;
-        if (msg.length !== PAYLOAD_BYTES || msg.readUInt32BE(0) !== MAGIC) return;
-        this.#runs.get(msg.readUInt32BE(4))?.onReply(msg.readUInt16BE(8), d.receivedAt);
+        if (msg.length !== PAYLOAD_BYTES || u32(msg, 0) !== MAGIC) return;
+        this.#runs.get(u32(msg, 4))?.onReply(u16(msg, 8), d.receivedAt);
       });
       socket.onError((e) => {
-        if (e.data.length < 8 || e.data.readUInt32BE(0) !== MAGIC) return;
-        this.#runs.get(e.data.readUInt32BE(4))?.onSocketError(describeSocketError(this.#family, e));
+        if (e.data.length < 8 || u32(e.data, 0) !== MAGIC) return;
+        this.#runs.get(u32(e.data, 4))?.onSocketError(describeSocketError(this.#family, e));
       });
       this.#socket = clocked;
       this.#openError = undefined;
