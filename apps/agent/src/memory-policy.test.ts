@@ -40,3 +40,35 @@ test("the agent's memory policy: no optimizing compiler, malloc tuned, the execu
   assert.ok(policed.released >= 10, `released ${policed.released.toFixed(1)} MiB`);
   assert.ok(policed.rssFileDrop >= 10, `RssFile dropped by ${policed.rssFileDrop.toFixed(1)} MiB`);
 });
+
+test("the executable's pages are released again on the policy's schedule", () => {
+  const script = `
+    import { readFileSync } from "node:fs";
+    import { applyAgentMemoryPolicy } from ${JSON.stringify(POLICY)};
+    const file = () => Number(/RssFile:\\s+(\\d+) kB/.exec(readFileSync("/proc/self/status", "utf8"))[1]) / 1024;
+    applyAgentMemoryPolicy({ firstMs: 300, everyMs: 300 });
+    // code not run before maps pages of the executable again
+    const { createHash, generateKeyPairSync } = await import("node:crypto");
+    generateKeyPairSync("ec", { namedCurve: "P-256" });
+    createHash("sha512").update("svc").digest();
+    new Intl.NumberFormat("de-DE", { style: "currency", currency: "EUR" }).format(1234.5);
+    const touched = file();
+    const samples = [];
+    for (let i = 0; i < 8; i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      samples.push(file());
+    }
+    console.log(JSON.stringify({ touched, lowest: Math.min(...samples) }));
+  `;
+  const r = spawnSync(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], {
+    encoding: "utf8",
+    env: { ...process.env, NODE_OPTIONS: "" },
+    timeout: 60_000,
+  });
+  assert.equal(r.status, 0, r.stderr);
+  const { touched, lowest } = JSON.parse(r.stdout) as { touched: number; lowest: number };
+  assert.ok(
+    touched - lowest >= 2,
+    `RssFile ${touched.toFixed(1)} MiB after new work, ${lowest.toFixed(1)} at lowest`,
+  );
+});

@@ -26,17 +26,23 @@ let releases: NodeJS.Timeout | undefined;
  * The agent's memory policy (docs/decisions.md, "Memory (agent)"): its V8 flags, malloc tuned for a small
  * resident set, and the pages of the node executable that start-up read released from the resident set, now,
  * 30 s later (after the agent's own loading and first probe rounds) and every 10 minutes after that (code run
- * once, such as a reload's, is not kept mapped). Calling it again applies it again and keeps one schedule.
+ * once, such as a reload's, is not kept mapped). Calling it again applies it again and keeps the first
+ * schedule (a test gives a shorter one).
  */
-export function applyAgentMemoryPolicy(): AppliedMemoryPolicy {
+export function applyAgentMemoryPolicy(
+  schedule: { firstMs: number; everyMs: number } = {
+    firstMs: PAGE_RELEASE_FIRST_MS,
+    everyMs: PAGE_RELEASE_EVERY_MS,
+  },
+): AppliedMemoryPolicy {
   const flags = applyAgentHeapPolicy();
   const malloc = tuneMalloc(MALLOC_ARENA_MAX, MALLOC_MMAP_THRESHOLD);
   const releasedBytes = releaseExecutablePages();
   if (!releases) {
     releases = setTimeout(() => {
       releaseExecutablePages();
-      releases = setInterval(releaseExecutablePages, PAGE_RELEASE_EVERY_MS).unref();
-    }, PAGE_RELEASE_FIRST_MS).unref();
+      releases = setInterval(releaseExecutablePages, schedule.everyMs).unref();
+    }, schedule.firstMs).unref();
   }
   return { flags, malloc, releasedBytes };
 }
