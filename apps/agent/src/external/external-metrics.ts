@@ -1,7 +1,7 @@
-import { LATENCY_BUCKETS } from "../metrics/families.ts";
-import { CounterFamily } from "../metrics/store/counter.ts";
-import { GaugeFamily } from "../metrics/store/gauge.ts";
-import { HistogramFamily } from "../metrics/store/histogram.ts";
+import { familyMakers } from "../metrics/families.ts";
+import type { CounterFamily } from "../metrics/store/counter.ts";
+import type { GaugeFamily } from "../metrics/store/gauge.ts";
+import type { HistogramFamily } from "../metrics/store/histogram.ts";
 import type { MetricRegistry } from "../metrics/store/registry.ts";
 import type { AssignedSpec } from "./assigned-spec.ts";
 import type { ExternalOutcome } from "./run-check.ts";
@@ -34,42 +34,30 @@ export class ExternalMetrics {
   constructor(prefix: string, registry: MetricRegistry, source: ExternalSource) {
     const labelNames = [...EXTERNAL_LABELS];
     this.#source = source;
-    this.#duration = registry.register(
-      new HistogramFamily({
-        name: `${prefix}_external_duration_seconds`,
-        help: "Duration of a continuous external check.",
-        labelNames,
-        buckets: LATENCY_BUCKETS,
-      }),
+    const { hist, gauge, counter } = familyMakers(prefix, registry);
+    this.#duration = hist(
+      "external_duration_seconds",
+      "Duration of a continuous external check.",
+      labelNames,
     );
-    this.#rtt = registry.register(
-      new HistogramFamily({
-        name: `${prefix}_external_rtt_seconds`,
-        help: "External check round-trip time (icmp echo, tcp connect).",
-        labelNames,
-        buckets: LATENCY_BUCKETS,
-      }),
+    this.#rtt = hist(
+      "external_rtt_seconds",
+      "External check round-trip time (icmp echo, tcp connect).",
+      labelNames,
     );
-    this.#loss = registry.register(
-      new GaugeFamily({
-        name: `${prefix}_external_packet_loss_ratio`,
-        help: "Share of icmp echoes to an external target without a reply, last run.",
-        labelNames,
-      }),
+    this.#loss = gauge(
+      "external_packet_loss_ratio",
+      "Share of icmp echoes to an external target without a reply, last run.",
+      labelNames,
     );
-    this.#results = registry.register(
-      new CounterFamily({
-        name: `${prefix}_external_results_total`,
-        help: "Continuous external check results.",
-        labelNames: [...labelNames, "result"],
-      }),
-    );
-    this.#denied = registry.register(
-      new CounterFamily({
-        name: `${prefix}_external_denied_total`,
-        help: "External check runs refused by the agent (cidr, resolve, disabled).",
-        labelNames: [...labelNames, "reason"],
-      }),
+    this.#results = counter("external_results_total", "Continuous external check results.", [
+      ...labelNames,
+      "result",
+    ]);
+    this.#denied = counter(
+      "external_denied_total",
+      "External check runs refused by the agent (cidr, resolve, disabled).",
+      [...labelNames, "reason"],
     );
   }
 

@@ -16,15 +16,25 @@ export const LATENCY_BUCKETS = [
   0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5,
 ];
 
+/**
+ * Makers of families registered on `registry` with `${prefix}_` names (histograms with LATENCY_BUCKETS), for the
+ * probe families here and the external checks' (ExternalMetrics).
+ */
+export function familyMakers(prefix: string, registry: MetricRegistry) {
+  const n = (family: string) => `${prefix}_${family}`;
+  return {
+    hist: (family: string, help: string, labelNames: readonly string[]) =>
+      registry.register(new HistogramFamily({ name: n(family), help, labelNames, buckets: LATENCY_BUCKETS })),
+    gauge: (family: string, help: string, labelNames: readonly string[]) =>
+      registry.register(new GaugeFamily({ name: n(family), help, labelNames })),
+    counter: (family: string, help: string, labelNames: readonly string[]) =>
+      registry.register(new CounterFamily({ name: n(family), help, labelNames })),
+  };
+}
+
 /** Every agent probe family, registered on one registry with `${prefix}_` names. */
 export function createFamilies(prefix: string, registry: MetricRegistry) {
-  const n = (family: string) => `${prefix}_${family}`;
-  const hist = (family: string, help: string, labelNames: readonly string[]) =>
-    registry.register(new HistogramFamily({ name: n(family), help, labelNames, buckets: LATENCY_BUCKETS }));
-  const gauge = (family: string, help: string, labelNames: readonly string[]) =>
-    registry.register(new GaugeFamily({ name: n(family), help, labelNames }));
-  const counter = (family: string, help: string, labelNames: readonly string[]) =>
-    registry.register(new CounterFamily({ name: n(family), help, labelNames }));
+  const { hist, gauge, counter } = familyMakers(prefix, registry);
   const peer = PEER_LABELS;
   const peerResult = [...PEER_LABELS, "result"];
   const httpPhase = ["url", ...SOURCE];

@@ -7,8 +7,6 @@ import { createFamilies, type Families } from "./families.ts";
 import { SeriesTracker } from "./series-tracker.ts";
 import type { CounterFamily } from "./store/counter.ts";
 import type { Family, Labels, Series } from "./store/family.ts";
-import type { GaugeFamily } from "./store/gauge.ts";
-import type { HistogramFamily } from "./store/histogram.ts";
 import { MetricRegistry } from "./store/registry.ts";
 
 /** The agent's own identity as it appears in the source_* labels. */
@@ -149,9 +147,8 @@ export class ProbeMetrics {
     const cached = row[variant] as S | undefined;
     if (cached) return cached;
     const labels = variant === Variant.Peer ? c.labels : variant === Variant.Success ? c.success : c.fail;
-    const s = family.series(labels);
+    const s = this.#tracked(plane, dest, family, labels);
     row[variant] = s;
-    this.#tracker.track(plane, dest, family, s.key);
     return s;
   }
 
@@ -159,22 +156,11 @@ export class ProbeMetrics {
     return { source_node: this.#source.nodeName, source_zone: this.#source.zone };
   }
 
-  #observe(plane: string, dest: string, family: HistogramFamily, labels: Labels, v: number) {
+  /** The series of `family` with `labels`, told to the tracker as owned by (plane, dest). */
+  #tracked<S extends Series>(plane: string, dest: string, family: Family<S>, labels: Labels): S {
     const s = family.series(labels);
     this.#tracker.track(plane, dest, family, s.key);
-    s.observe(v);
-  }
-
-  #inc(plane: string, dest: string, family: CounterFamily, labels: Labels) {
-    const s = family.series(labels);
-    this.#tracker.track(plane, dest, family, s.key);
-    s.inc();
-  }
-
-  #set(plane: string, dest: string, family: GaugeFamily, labels: Labels, v: number) {
-    const s = family.series(labels);
-    this.#tracker.track(plane, dest, family, s.key);
-    s.set(v);
+    return s;
   }
 
   recordTcp(peer: MetricsPeer, r: TcpProbeResult): void {
@@ -199,7 +185,7 @@ export class ProbeMetrics {
       for (const v of r.rttsMs) rtt.observe(ms(v));
     }
     // not cached: the series comes and goes with the run's reply count
-    if (r.jitterMs !== undefined) this.#set("udp", dest, f.udpJitter, c.labels, ms(r.jitterMs));
+    if (r.jitterMs !== undefined) this.#tracked("udp", dest, f.udpJitter, c.labels).set(ms(r.jitterMs));
     else f.udpJitter.remove(c.labels);
     this.#handle(c, "udp", dest, f.udpLoss, Variant.Peer).set(r.lossRatio);
     this.#count(c, "udp", dest, f.udpResults, r.ok);
@@ -229,17 +215,18 @@ export class ProbeMetrics {
    */
   recordPmtu(peer: MetricsPeer, r: PmtuRecord): void {
     const l = this.#peerLabels(peer);
-    this.#set("pmtu", peer.nodeName, this.#f.pmtuProbeBytes, l, r.probeBytes);
-    if (r.pmtuBytes !== undefined) this.#set("pmtu", peer.nodeName, this.#f.pmtuBytes, l, r.pmtuBytes);
+    this.#tracked("pmtu", peer.nodeName, this.#f.pmtuProbeBytes, l).set(r.probeBytes);
+    if (r.pmtuBytes !== undefined)
+      this.#tracked("pmtu", peer.nodeName, this.#f.pmtuBytes, l).set(r.pmtuBytes);
     else this.#f.pmtuBytes.remove(l);
     if (r.reading === "failed") return;
     const ok = r.reading === "ok" || r.reading === "reduced";
-    this.#inc("pmtu", peer.nodeName, this.#f.pmtuResults, { ...l, result: result(ok) });
+    this.#tracked("pmtu", peer.nodeName, this.#f.pmtuResults, { ...l, result: result(ok) }).inc();
   }
 
   /** Counts one reactive trace started toward peer (mtr_triggered_total). */
   recordMtrTriggered(peer: MetricsPeer): void {
-    this.#inc("mtr", peer.nodeName, this.#f.mtrTriggered, this.#peerLabels(peer));
+    this.#tracked("mtr", peer.nodeName, this.#f.mtrTriggered, this.#peerLabels(peer)).inc();
   }
 
   /**
@@ -249,7 +236,7 @@ export class ProbeMetrics {
    */
   recordMtr(peer: MetricsPeer, hops: readonly MtrHopRecord[]): void {
     this.#tracker.remove({ plane: "mtr-hops", dest: peer.nodeName });
-    this.#set("mtr-hops", peer.nodeName, this.#f.mtrHops, this.#peerLabels(peer), hops.length);
+    this.#tracked("mtr-hops", peer.nodeName, this.#f.mtrHops, this.#peerLabels(peer)).set(hops.length);
     for (const hop of hops) {
       if (hop.ip === "") continue;
       const hl = {
@@ -258,7 +245,7 @@ export class ProbeMetrics {
         hop_number: String(hop.number),
         hop_ip: hop.ip,
       };
-      this.#set("mtr-hops", peer.nodeName, this.#f.mtrHopRtt, hl, hop.rtt / 1e9);
+      this.#tracked("mtr-hops", peer.nodeName, this.#f.mtrHopRtt, hl).set(hop.rtt / 1e9);
     }
   }
 
@@ -275,13 +262,13 @@ export class ProbeMetrics {
     });
     const l = this.#peerLabels(peer);
     for (const p of planes)
-      this.#set("intended", peer.nodeName, this.#f.probeIntended, { ...l, plane: p }, 1);
+      this.#tracked("intended", peer.nodeName, this.#f.probeIntended, { ...l, plane: p }).set(1);
   }
 
   recordDns(r: DnsProbeResult): void {
     const l = { host: r.host, resolver: r.resolver, ...this.#src() };
-    this.#observe("dns", "", this.#f.dnsDuration, l, ms(r.durationMs));
-    this.#inc("dns", "", this.#f.dnsResults, { ...l, result: result(r.ok) });
+    this.#tracked("dns", "", this.#f.dnsDuration, l).observe(ms(r.durationMs));
+    this.#tracked("dns", "", this.#f.dnsResults, { ...l, result: result(r.ok) }).inc();
   }
 
   /** Phase histograms get only the phases that happened (no dns for an IP literal, no tls for http). */
@@ -294,9 +281,10 @@ export class ProbeMetrics {
       [this.#f.httpTtfb, r.ttfbMs],
       [this.#f.httpTotal, r.totalMs],
     ] as const;
-    for (const [family, v] of phases) if (v !== undefined) this.#observe("http", "", family, l, ms(v));
+    for (const [family, v] of phases)
+      if (v !== undefined) this.#tracked("http", "", family, l).observe(ms(v));
     const rl = { url: r.url, method: r.method, status_code: String(r.statusCode), ...this.#src() };
-    this.#inc("http", "", this.#f.httpResults, { ...rl, result: result(r.ok) });
+    this.#tracked("http", "", this.#f.httpResults, { ...rl, result: result(r.ok) }).inc();
   }
 
   /** Removes every series of a departed peer, in every family (probe_intended included). */
