@@ -111,9 +111,6 @@ static napi_value js_release_executable_pages(napi_env env, napi_callback_info i
 }
 
 void register_memory_policy(napi_env env, napi_value exports) {
-  napi_value f;
-  napi_create_function(env, "tuneMalloc", NAPI_AUTO_LENGTH, js_tune_malloc, NULL, &f);
-  napi_set_named_property(env, exports, "tuneMalloc", f);
-  napi_create_function(env, "releaseExecutablePages", NAPI_AUTO_LENGTH, js_release_executable_pages, NULL, &f);
-  napi_set_named_property(env, exports, "releaseExecutablePages", f);
+  export_function(env, exports, "tuneMalloc", js_tune_malloc);
+  export_function(env, exports, "releaseExecutablePages", js_release_executable_pages);
 }

@@ -706,12 +706,13 @@ static napi_value js_icmp_allowed(napi_env env, napi_callback_info info) {
   return v;
 }
 
-#define EXPORT(name, fn)                                          \
-  do {                                                            \
-    napi_value f;                                                 \
-    napi_create_function(env, name, NAPI_AUTO_LENGTH, fn, NULL, &f); \
-    napi_set_named_property(env, exports, name, f);               \
-  } while (0)
+void export_function(napi_env env, napi_value exports, const char *name, napi_callback fn) {
+  napi_value f;
+  napi_create_function(env, name, NAPI_AUTO_LENGTH, fn, NULL, &f);
+  napi_set_named_property(env, exports, name, f);
+}
+
+#define EXPORT(name, fn) export_function(env, exports, name, fn)
 
 static napi_value init(napi_env env, napi_value exports) {
   EXPORT("open", js_open);

@@ -223,9 +223,6 @@ static napi_value js_tcp_probe_abort(napi_env env, napi_callback_info info) {
 }
 
 void register_tcp_probe(napi_env env, napi_value exports) {
-  napi_value f;
-  napi_create_function(env, "tcpProbe", NAPI_AUTO_LENGTH, js_tcp_probe, NULL, &f);
-  napi_set_named_property(env, exports, "tcpProbe", f);
-  napi_create_function(env, "tcpProbeAbort", NAPI_AUTO_LENGTH, js_tcp_probe_abort, NULL, &f);
-  napi_set_named_property(env, exports, "tcpProbeAbort", f);
+  export_function(env, exports, "tcpProbe", js_tcp_probe);
+  export_function(env, exports, "tcpProbeAbort", js_tcp_probe_abort);
 }
