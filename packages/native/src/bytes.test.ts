@@ -3,27 +3,37 @@ import { test } from "node:test";
 import { putF64, putU16, putU32, u16, u32 } from "./bytes.ts";
 
 test("big-endian fields read and write as Buffer's own methods do", () => {
-  const values16 = [0, 1, 0x7f, 0x80, 0xff, 0x100, 0x1234, 0x8000, 0xfffe, 0xffff];
-  const values32 = [0, 1, 0xff, 0x10000, 0x53564355, 0x7fffffff, 0x80000000, 0xdeadbeef, 0xffffffff];
-  const doubles = [0, -0, 1, -1.5, Math.PI, 1e300, -1e-300, 123456.789, Number.MAX_SAFE_INTEGER, Infinity];
-  for (const at of [0, 3]) {
-    for (const v of values16) {
-      const ours = Buffer.alloc(8);
-      const theirs = Buffer.alloc(8);
-      putU16(ours, at, v);
-      theirs.writeUInt16BE(v, at);
-      assert.deepEqual(ours, theirs, `u16 ${v} at ${at}`);
-      assert.equal(u16(theirs, at), theirs.readUInt16BE(at));
-    }
-    for (const v of values32) {
-      const ours = Buffer.alloc(8);
-      const theirs = Buffer.alloc(8);
-      putU32(ours, at, v);
-      theirs.writeUInt32BE(v, at);
-      assert.deepEqual(ours, theirs, `u32 ${v} at ${at}`);
-      assert.equal(u32(theirs, at), theirs.readUInt32BE(at));
+  const widths = [
+    {
+      name: "u16",
+      values: [0, 1, 0x7f, 0x80, 0xff, 0x100, 0x1234, 0x8000, 0xfffe, 0xffff],
+      put: putU16,
+      get: u16,
+      write: (b: Buffer, v: number, at: number) => b.writeUInt16BE(v, at),
+      read: (b: Buffer, at: number) => b.readUInt16BE(at),
+    },
+    {
+      name: "u32",
+      values: [0, 1, 0xff, 0x10000, 0x53564355, 0x7fffffff, 0x80000000, 0xdeadbeef, 0xffffffff],
+      put: putU32,
+      get: u32,
+      write: (b: Buffer, v: number, at: number) => b.writeUInt32BE(v, at),
+      read: (b: Buffer, at: number) => b.readUInt32BE(at),
+    },
+  ];
+  for (const w of widths) {
+    for (const at of [0, 3]) {
+      for (const v of w.values) {
+        const ours = Buffer.alloc(8);
+        const theirs = Buffer.alloc(8);
+        w.put(ours, at, v);
+        w.write(theirs, v, at);
+        assert.deepEqual(ours, theirs, `${w.name} ${v} at ${at}`);
+        assert.equal(w.get(theirs, at), w.read(theirs, at));
+      }
     }
   }
+  const doubles = [0, -0, 1, -1.5, Math.PI, 1e300, -1e-300, 123456.789, Number.MAX_SAFE_INTEGER, Infinity];
   for (const v of doubles) {
     const ours = Buffer.alloc(12);
     const theirs = Buffer.alloc(12);

@@ -1,13 +1,10 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
+import { lcg } from "../../../../test/helpers/seeded-random.ts";
 import { MinHeap } from "./min-heap.ts";
 
 test("pops items in key order through random pushes and pops, ties and fractional keys included", () => {
-  let seed = 7;
-  const rand = () => {
-    seed = (seed * 1103515245 + 12345) % 2 ** 31;
-    return seed / 2 ** 31;
-  };
+  const rand = lcg(7);
   const heap = new MinHeap<{ at: number; id: number }>((e) => e.at);
   const model: { at: number; id: number }[] = [];
   for (let step = 0; step < 20000; step++) {

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import * as prom from "prom-client";
+import { lcg } from "../../../../../test/helpers/seeded-random.ts";
 import { CounterFamily } from "./counter.ts";
 import { GaugeFamily } from "./gauge.ts";
 import { HistogramFamily } from "./histogram.ts";
@@ -8,15 +9,6 @@ import { MetricRegistry } from "./registry.ts";
 
 const BUCKETS = [0.0001, 0.001, 0.01, 0.1, 1, 5];
 const LABELS = ["source_node", "destination_node", "zone"];
-
-/** Deterministic pseudo-random numbers in [0, 1) (a fixed-seed LCG), so a failure can be replayed. */
-function lcg(seed: number): () => number {
-  let x = seed;
-  return () => {
-    x = (x * 1103515245 + 12345) % 2 ** 31;
-    return x / 2 ** 31;
-  };
-}
 
 /**
  * The same families on our store and on prom-client (the reference implementation of the format the agent
