@@ -47,8 +47,8 @@ export interface RunAgentOptions {
  * HTTP servers, echo server, icmp sockets. Resolves with the exit code.
  */
 export async function runAgent(opts: RunAgentOptions = {}): Promise<number> {
-  // The bundled agent has applied the policy already (memory-policy-early.ts, its entry's first import); this
-  // covers `svc agent` run from the sources, and reports what it did for the log. Applying it again is harmless.
+  // The bundled agent has applied the policy already (memory-policy-early.ts, its entry's first import): then
+  // this returns what that did, for the log; `svc agent` run from the sources applies it here.
   const memory = applyAgentMemoryPolicy();
   const env = opts.env ?? process.env;
   let config: SvcConfig;

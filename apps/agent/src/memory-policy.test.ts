@@ -8,7 +8,13 @@ const POLICY = new URL("./memory-policy.ts", import.meta.url).href;
  * A child node (tsx loader, natives syntax for V8's optimization status) that applies the agent's memory policy
  * or not, runs a hot function, and reports.
  */
-function run(apply: boolean): { optimized: boolean; released: number; rssFileDrop: number; malloc: boolean } {
+function run(apply: boolean): {
+  optimized: boolean;
+  released: number;
+  rssFileDrop: number;
+  malloc: boolean;
+  once: boolean;
+} {
   const script = `
     import { readFileSync } from "node:fs";
     import { applyAgentMemoryPolicy } from ${JSON.stringify(POLICY)};
@@ -16,10 +22,11 @@ function run(apply: boolean): { optimized: boolean; released: number; rssFileDro
     const before = file();
     const p = ${apply} ? applyAgentMemoryPolicy() : { releasedBytes: 0, malloc: false };
     const dropped = before - file();
+    const once = ${apply} ? applyAgentMemoryPolicy() === p : true;
     function hot(n) { let s = 0; for (let i = 0; i < n; i++) s += i % 7; return s; }
     for (let i = 0; i < 20000; i++) hot(200);
     const optimized = (%GetOptimizationStatus(hot) & 16) !== 0;
-    console.log(JSON.stringify({ optimized, released: p.releasedBytes / 2 ** 20, rssFileDrop: dropped, malloc: p.malloc }));
+    console.log(JSON.stringify({ optimized, released: p.releasedBytes / 2 ** 20, rssFileDrop: dropped, malloc: p.malloc, once }));
     process.exit(0);
   `;
   const r = spawnSync(
@@ -37,6 +44,7 @@ test("the agent's memory policy: no optimizing compiler, malloc tuned, the execu
   assert.equal(plain.optimized, true, "without the policy V8 optimizes a hot function");
   assert.equal(policed.optimized, false, "with the policy it stays in the baseline tiers");
   assert.equal(policed.malloc, true);
+  assert.equal(policed.once, true, "a second call returns what the first did");
   assert.ok(policed.released >= 10, `released ${policed.released.toFixed(1)} MiB`);
   assert.ok(policed.rssFileDrop >= 10, `RssFile dropped by ${policed.rssFileDrop.toFixed(1)} MiB`);
 });

@@ -16,18 +16,19 @@ export interface AppliedMemoryPolicy {
   flags: string[];
   /** whether glibc's malloc was tuned (false on other C libraries) */
   malloc: boolean;
-  /** bytes of the node executable's pages released from the resident set, this time */
+  /** bytes of the node executable's pages released from the resident set when the policy was applied */
   releasedBytes: number;
 }
 
-let releases: NodeJS.Timeout | undefined;
+/** What the first call did; the policy is applied once per process. */
+let applied: AppliedMemoryPolicy | undefined;
 
 /**
  * The agent's memory policy (docs/decisions.md, "Memory (agent)"): its V8 flags, malloc tuned for a small
  * resident set, and the pages of the node executable that start-up read released from the resident set, now,
  * 30 s later (after the agent's own loading and first probe rounds) and every 10 minutes after that (code run
- * once, such as a reload's, is not kept mapped). Calling it again applies it again and keeps the first
- * schedule (a test gives a shorter one).
+ * once, such as a reload's, is not kept mapped). Applied once per process: a later call (runAgent's, after the
+ * bundle's memory-policy-early.ts) returns what the first did. A test gives a shorter schedule.
  */
 export function applyAgentMemoryPolicy(
   schedule: { firstMs: number; everyMs: number } = {
@@ -35,14 +36,15 @@ export function applyAgentMemoryPolicy(
     everyMs: PAGE_RELEASE_EVERY_MS,
   },
 ): AppliedMemoryPolicy {
-  const flags = applyAgentHeapPolicy();
-  const malloc = tuneMalloc(MALLOC_ARENA_MAX, MALLOC_MMAP_THRESHOLD);
-  const releasedBytes = releaseExecutablePages();
-  if (!releases) {
-    releases = setTimeout(() => {
-      releaseExecutablePages();
-      releases = setInterval(releaseExecutablePages, schedule.everyMs).unref();
-    }, schedule.firstMs).unref();
-  }
-  return { flags, malloc, releasedBytes };
+  if (applied) return applied;
+  applied = {
+    flags: applyAgentHeapPolicy(),
+    malloc: tuneMalloc(MALLOC_ARENA_MAX, MALLOC_MMAP_THRESHOLD),
+    releasedBytes: releaseExecutablePages(),
+  };
+  setTimeout(() => {
+    releaseExecutablePages();
+    setInterval(releaseExecutablePages, schedule.everyMs).unref();
+  }, schedule.firstMs).unref();
+  return applied;
 }
