@@ -1,0 +1,43 @@
+/** The one method of a generated gRPC client the channel needs. */
+export interface Closable {
+  close(): void;
+}
+
+/**
+ * One gRPC service client to the controller, re-dialled on demand. After a replica answered `not the leader`
+ * the agent drops the connection and dials its controller address again, so the next attempt goes wherever that
+ * address leads now (a Kubernetes Service picks a replica per connection: spec "clients ask another replica").
+ */
+export class ControllerChannel<C extends Closable> {
+  readonly #dial: () => C;
+  #client: C | undefined;
+
+  /** `dial` makes a new client (e.g. `() => createTaskServiceClient(address, credentials, options)`). */
+  constructor(dial: () => C) {
+    this.#dial = dial;
+  }
+
+  /** The current client, dialled on first use and again after redial() or close(). */
+  get(): C {
+    this.#client ??= this.#dial();
+    return this.#client;
+  }
+
+  /** Closes the current client; the next get() dials a new one. */
+  redial(): void {
+    this.close();
+  }
+
+  /** Closes the current client (calls in flight on it finish or fail on their own). */
+  close(): void {
+    const c = this.#client;
+    this.#client = undefined;
+    c?.close();
+  }
+}
+
+/** Channel options of every agent->controller client: grpc-js' own reconnect kept short (500 ms to 5 s). */
+export const CONTROLLER_CHANNEL_OPTIONS = {
+  "grpc.initial_reconnect_backoff_ms": 500,
+  "grpc.max_reconnect_backoff_ms": 5000,
+} as const;
