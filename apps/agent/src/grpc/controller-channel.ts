@@ -11,28 +11,36 @@ export interface Closable {
 export class ControllerChannel<C extends Closable> {
   readonly #dial: () => C;
   #client: C | undefined;
+  #closed = false;
 
   /** `dial` makes a new client (e.g. `() => createTaskServiceClient(address, credentials, options)`). */
   constructor(dial: () => C) {
     this.#dial = dial;
   }
 
-  /** The current client, dialled on first use and again after redial() or close(). */
+  /** The current client, dialled on first use and again after redial(). Throws after close() (a bug). */
   get(): C {
+    if (this.#closed) throw new Error("controller channel used after close()");
     this.#client ??= this.#dial();
     return this.#client;
   }
 
   /** Closes the current client; the next get() dials a new one. */
   redial(): void {
-    this.close();
-  }
-
-  /** Closes the current client (calls in flight on it finish or fail on their own). */
-  close(): void {
     const c = this.#client;
     this.#client = undefined;
     c?.close();
+  }
+
+  /** Closes the client for good (calls in flight on it finish or fail on their own). */
+  close(): void {
+    this.#closed = true;
+    this.redial();
+  }
+
+  /** True after close(). */
+  closed(): boolean {
+    return this.#closed;
   }
 }
 

@@ -5,7 +5,10 @@ import {
   type TaskResultMessage,
   type TaskServiceClient,
 } from "@svc/protocol";
-import { type BackoffPolicy, backoffDelay, REGISTER_BACKOFF } from "../registration/facts.ts";
+import type { ProbeClock } from "../clock/probe-clock.ts";
+import { CONTROLLER_CHANNEL_OPTIONS, ControllerChannel } from "../grpc/controller-channel.ts";
+import { ReconnectingStream } from "../grpc/reconnecting-stream.ts";
+import type { BackoffPolicy } from "../registration/facts.ts";
 import { type Logger, silentLogger } from "../registration/logger.ts";
 import { defaultProbers } from "../scheduler/probers.ts";
 import { type TaskExecutionOptions, timedTask } from "./execute-task.ts";
@@ -32,6 +35,8 @@ export interface AgentTaskRunnerOptions extends Partial<Pick<TaskExecutionOption
   mtrMaxHops?: number;
   /** reconnect backoff; default REGISTER_BACKOFF (2 s doubling to 30 s, 25% jitter) */
   backoff?: BackoffPolicy;
+  /** timers of the reconnecting stream; default timerClock */
+  clock?: ProbeClock;
   /** tasks run at once; more are answered failed "agent busy"; default 64 */
   maxConcurrent?: number;
   logger?: Logger;
@@ -40,8 +45,9 @@ export interface AgentTaskRunnerOptions extends Partial<Pick<TaskExecutionOption
 /**
  * The agent's one-shot diagnostics executor. It opens TaskService.WatchTasks with the current agent id once
  * registered, runs every task it receives concurrently with the agent's probes (executeTask), and reports each
- * TaskResult (details_json = the details object, timestamp = agent clock). A broken or refused stream (and a not
- * yet registered agent) is retried with `backoff`; the attempt counter resets when the controller answers.
+ * TaskResult (details_json = the details object, timestamp = agent clock). The stream is kept open by
+ * ReconnectingStream (backoff, reset and leader rules there); while the agent is not registered it looks again
+ * every 250 ms.
  *
  * Wiring (apps/agent main): `const tasks = new AgentTaskRunner({ controllerAddress, credentials,
  * agentId: () => registration.agentId(), registered: () => registration.ready(),
@@ -53,13 +59,10 @@ export class AgentTaskRunner {
   readonly #o: AgentTaskRunnerOptions;
   readonly #exec: TaskExecutionOptions;
   readonly #logger: Logger;
-  readonly #client: TaskServiceClient;
+  readonly #channel: ControllerChannel<TaskServiceClient>;
+  readonly #stream: ReconnectingStream<TaskMessage>;
   readonly #running = new Set<Promise<void>>();
-  #call: grpc.ClientReadableStream<TaskMessage> | undefined;
   #watchingAs = "";
-  #connected = false;
-  #attempt = 0;
-  #timer: NodeJS.Timeout | undefined;
   #started = false;
   #stopped = false;
 
@@ -75,36 +78,45 @@ export class AgentTaskRunner {
       defaultDnsQuery: opts.defaultDnsQuery,
       mtrMaxHops: opts.mtrMaxHops,
     };
-    this.#client = createTaskServiceClient(
-      opts.controllerAddress,
-      opts.credentials ?? grpc.credentials.createInsecure(),
-      { "grpc.initial_reconnect_backoff_ms": 500, "grpc.max_reconnect_backoff_ms": 5000 },
+    this.#channel = new ControllerChannel(() =>
+      createTaskServiceClient(
+        opts.controllerAddress,
+        opts.credentials ?? grpc.credentials.createInsecure(),
+        CONTROLLER_CHANNEL_OPTIONS,
+      ),
     );
+    this.#stream = new ReconnectingStream<TaskMessage>({
+      name: "task stream",
+      open: () => this.#open(),
+      onMessage: (task) => this.#run(task),
+      onConnected: () => this.#logger.info({ agentId: this.#watchingAs }, "task stream open"),
+      channel: this.#channel,
+      notReadyPollMs: NOT_REGISTERED_POLL_MS,
+      logger: this.#logger,
+      ...(opts.backoff ? { backoff: opts.backoff } : {}),
+      ...(opts.clock ? { clock: opts.clock } : {}),
+    });
   }
 
   /** Starts watching for tasks (in the background). */
   start(): void {
     if (this.#started) return;
     this.#started = true;
-    this.#open();
+    this.#stream.start();
   }
 
   /** Closes the task stream, waits for running tasks to report (at most ~2 s), and closes the client. */
   async stop(): Promise<void> {
     if (this.#stopped) return;
     this.#stopped = true;
-    clearTimeout(this.#timer);
-    const call = this.#call;
-    this.#call = undefined;
-    call?.cancel();
-    this.#connected = false;
+    this.#stream.stop();
     await Promise.race([Promise.all(this.#running), new Promise((r) => setTimeout(r, 2000).unref())]);
-    this.#client.close();
+    this.#channel.close();
   }
 
   /** True while a task stream is open and acknowledged by the controller. */
   connected(): boolean {
-    return this.#connected;
+    return this.#stream.connected();
   }
 
   /** Tasks currently running. */
@@ -112,43 +124,12 @@ export class AgentTaskRunner {
     return this.#running.size;
   }
 
-  #open(): void {
-    if (this.#stopped || this.#call !== undefined) return;
+  /** Opens WatchTasks as the registered agent; undefined while not registered (the stream looks again). */
+  #open(): grpc.ClientReadableStream<TaskMessage> | undefined {
     const id = this.#o.agentId();
-    if (id === "" || !(this.#o.registered?.() ?? true)) {
-      this.#retry("not registered yet", NOT_REGISTERED_POLL_MS);
-      return;
-    }
-    const call = this.#client.WatchTasks({ agent_id: id });
-    this.#call = call;
+    if (id === "" || !(this.#o.registered?.() ?? true)) return undefined;
     this.#watchingAs = id;
-    call.on("metadata", () => {
-      if (this.#call !== call) return;
-      this.#attempt = 0;
-      this.#connected = true;
-      this.#logger.info({ agentId: id }, "task stream open");
-    });
-    call.on("data", (task: TaskMessage) => this.#run(task));
-    const broken = (why: string): void => {
-      if (this.#call !== call) return;
-      this.#call = undefined;
-      this.#connected = false;
-      if (this.#stopped) return;
-      this.#logger.warn({ why }, "task stream broken, reconnecting");
-      this.#retry(why);
-    };
-    call.on("error", (err: Error) => broken(err.message));
-    call.on("end", () => broken("stream ended"));
-  }
-
-  #retry(why: string, fixedDelayMs?: number): void {
-    if (this.#stopped || this.#timer !== undefined) return;
-    const delay = fixedDelayMs ?? backoffDelay(this.#attempt++, this.#o.backoff ?? REGISTER_BACKOFF);
-    this.#logger.debug({ why, delay }, "task stream retry scheduled");
-    this.#timer = setTimeout(() => {
-      this.#timer = undefined;
-      this.#open();
-    }, delay);
+    return this.#channel.get().WatchTasks({ agent_id: id });
   }
 
   #run(task: TaskMessage): void {
@@ -164,7 +145,12 @@ export class AgentTaskRunner {
 
   #report(r: TaskResultMessage): Promise<void> {
     return new Promise((resolve) => {
-      this.#client.ReportTaskResult(r, { deadline: Date.now() + 5000 }, (err) => {
+      if (this.#channel.closed()) {
+        this.#logger.warn({ taskId: r.task_id }, "task result not reported: runner stopped");
+        resolve();
+        return;
+      }
+      this.#channel.get().ReportTaskResult(r, { deadline: Date.now() + 5000 }, (err) => {
         if (err) this.#logger.warn({ taskId: r.task_id, err: err.message }, "task result not reported");
         resolve();
       });
