@@ -134,7 +134,7 @@ test("re-registers after eviction (heartbeat answered known: false)", async () =
   }
 });
 
-test("recovers after a controller restart on the same port", async () => {
+test("re-registers with a controller restarted on the same port (which forgot it)", async () => {
   const first = await startController();
   const port = first.grpcPort;
   const agent = client(port);
@@ -157,23 +157,5 @@ test("recovers after a controller restart on the same port", async () => {
   } finally {
     await agent.stop();
     await second?.stop();
-  }
-});
-
-test("initial registration retries with backoff until the controller is up", async () => {
-  const probe = await startController();
-  const port = probe.grpcPort;
-  await probe.stop();
-  const agent = client(port);
-  let c: Controller | undefined;
-  try {
-    agent.start();
-    await new Promise((r) => setTimeout(r, 300));
-    assert.equal(agent.ready(), false);
-    c = await startController(port);
-    await waitUntil(() => agent.ready(), "registration once the controller is up");
-  } finally {
-    await agent.stop();
-    await c?.stop();
   }
 });

@@ -10,8 +10,12 @@ import {
   type PeerMessage,
   peerFromMessage,
   type RegisterRequest,
+  type RegisterResponse,
 } from "@svc/protocol";
-import { type BackoffPolicy, backoffDelay, REGISTER_BACKOFF } from "./facts.ts";
+import type { ProbeClock } from "../clock/probe-clock.ts";
+import { CONTROLLER_CHANNEL_OPTIONS, ControllerChannel } from "../grpc/controller-channel.ts";
+import { ReconnectingStream } from "../grpc/reconnecting-stream.ts";
+import type { BackoffPolicy } from "./facts.ts";
 import { type Logger, silentLogger } from "./logger.ts";
 
 /**
@@ -43,47 +47,58 @@ export interface RegistrationClientOptions {
   heartbeatIntervalMs?: number;
   /** default REGISTER_BACKOFF (2 s doubling to 30 s, 25% jitter) */
   backoff?: BackoffPolicy;
+  /** timers of the reconnecting peer watch; default timerClock */
+  clock?: ProbeClock;
   /** deadline of each unary call, ms; default 5000 */
   callTimeoutMs?: number;
 }
 
 /**
- * The agent's side of registration: registers, heartbeats, watches peers, and deregisters on stop. Re-registers
- * when the controller forgets it (heartbeat `known: false`), when the peer stream breaks, and when capabilities
- * change; failed attempts back off per `backoff`. Only the zone is adopted from the controller's reply.
+ * The agent's side of registration: registers, heartbeats, watches peers, and deregisters on stop. Each attempt of
+ * the peer watch (a ReconnectingStream: backoff, reset and leader rules there) registers first, then opens
+ * WatchPeers; so the agent re-registers whenever the peer stream breaks, and, by replacing the stream at once,
+ * when the controller forgets it (heartbeat `known: false`) and when capabilities change. Only the zone is adopted
+ * from the controller's reply.
  */
 export class RegistrationClient {
   readonly #opts: RegistrationClientOptions;
   readonly #logger: Logger;
-  readonly #client: AgentServiceClient;
+  readonly #channel: ControllerChannel<AgentServiceClient>;
+  readonly #stream: ReconnectingStream<PeerList>;
   readonly #agentId: string;
-  readonly #backoff: BackoffPolicy;
   readonly #listeners = new Set<PeersListener>();
+  /** peers of the current stream, by agent id (each stream starts with a full list) */
+  #held = new Map<string, PeerMessage>();
   #capabilities: string[];
   #zone = "";
   #ready = false;
   #started = false;
   #stopped = false;
   #registeredOnce = false;
-  #inFlight = false;
-  #again = false;
-  #attempt = 0;
-  #retryTimer: NodeJS.Timeout | undefined;
   #heartbeatTimer: NodeJS.Timeout | undefined;
-  #watch: grpc.ClientReadableStream<PeerList> | undefined;
 
   constructor(opts: RegistrationClientOptions) {
     this.#opts = opts;
     this.#logger = opts.logger ?? silentLogger;
     this.#agentId = opts.agentId ?? randomUUID();
-    this.#backoff = opts.backoff ?? REGISTER_BACKOFF;
     this.#capabilities = [...opts.capabilities];
     this.#zone = opts.zone;
-    this.#client = createAgentServiceClient(
-      opts.controllerAddress,
-      opts.credentials ?? grpc.credentials.createInsecure(),
-      { "grpc.initial_reconnect_backoff_ms": 500, "grpc.max_reconnect_backoff_ms": 5000 },
+    this.#channel = new ControllerChannel(() =>
+      createAgentServiceClient(
+        opts.controllerAddress,
+        opts.credentials ?? grpc.credentials.createInsecure(),
+        CONTROLLER_CHANNEL_OPTIONS,
+      ),
     );
+    this.#stream = new ReconnectingStream<PeerList>({
+      name: "peer watch",
+      open: () => this.#registerAndWatch(),
+      onMessage: (list) => this.#onList(list),
+      channel: this.#channel,
+      logger: this.#logger,
+      ...(opts.backoff ? { backoff: opts.backoff } : {}),
+      ...(opts.clock ? { clock: opts.clock } : {}),
+    });
   }
 
   /** Starts registering (in the background) and heartbeating. */
@@ -91,7 +106,7 @@ export class RegistrationClient {
     if (this.#started) return;
     this.#started = true;
     this.#heartbeatTimer = setInterval(() => this.#heartbeat(), this.#opts.heartbeatIntervalMs ?? 5000);
-    this.#requestRegister();
+    this.#stream.start();
   }
 
   /** Stops everything and deregisters (best effort, at most ~2 s). */
@@ -99,19 +114,18 @@ export class RegistrationClient {
     if (this.#stopped) return;
     this.#stopped = true;
     clearInterval(this.#heartbeatTimer);
-    clearTimeout(this.#retryTimer);
-    const watch = this.#watch;
-    this.#watch = undefined;
-    watch?.cancel();
+    this.#stream.stop();
     if (this.#registeredOnce) {
       await new Promise<void>((resolve) => {
-        this.#client.Deregister({ agent_id: this.#agentId }, { deadline: Date.now() + 2000 }, (err) => {
-          if (err) this.#logger.warn({ err: err.message }, "deregister failed");
-          resolve();
-        });
+        this.#channel
+          .get()
+          .Deregister({ agent_id: this.#agentId }, { deadline: Date.now() + 2000 }, (err) => {
+            if (err) this.#logger.warn({ err: err.message }, "deregister failed");
+            resolve();
+          });
       });
     }
-    this.#client.close();
+    this.#channel.close();
   }
 
   /** True once the first peer list arrived (and stays true: the last list keeps being probed). */
@@ -146,7 +160,7 @@ export class RegistrationClient {
       return;
     this.#capabilities = [...caps];
     this.#logger.info({ capabilities: this.#capabilities }, "capabilities changed, re-registering");
-    if (this.#started && !this.#stopped) this.#requestRegister();
+    if (this.#started && !this.#stopped) this.#stream.reconnect();
   }
 
   #request(): RegisterRequest {
@@ -165,75 +179,41 @@ export class RegistrationClient {
     };
   }
 
-  /** Registers now, unless an attempt is running (then once more after it) or a retry is already scheduled. */
-  #requestRegister(): void {
-    if (this.#stopped || this.#retryTimer !== undefined) return;
-    if (this.#inFlight) {
-      this.#again = true;
-      return;
-    }
-    this.#inFlight = true;
-    this.#again = false;
+  /** One attempt of the peer watch: Register (rejects on failure), then WatchPeers with deltas. */
+  async #registerAndWatch(): Promise<grpc.ClientReadableStream<PeerList>> {
+    const client = this.#channel.get();
     const deadline = Date.now() + (this.#opts.callTimeoutMs ?? 5000);
-    this.#client.Register(this.#request(), { deadline }, (err, res) => {
-      this.#inFlight = false;
-      if (this.#stopped) return;
-      if (err || !res) {
-        this.#logger.warn({ err: err?.message, attempt: this.#attempt }, "registration failed");
-        this.#scheduleRetry();
-        return;
-      }
-      this.#registeredOnce = true;
-      this.#zone = res.zone;
-      this.#logger.info({ agentId: this.#agentId, zone: res.zone }, "registered with controller");
-      if (this.#again) {
-        this.#requestRegister();
-        return;
-      }
-      this.#ensureWatch();
-    });
-  }
-
-  #scheduleRetry(): void {
-    if (this.#stopped || this.#retryTimer !== undefined) return;
-    this.#again = false;
-    const delay = backoffDelay(this.#attempt++, this.#backoff);
-    this.#retryTimer = setTimeout(() => {
-      this.#retryTimer = undefined;
-      this.#requestRegister();
-    }, delay);
-  }
-
-  #ensureWatch(): void {
-    if (this.#watch !== undefined || this.#stopped) return;
+    const res = await new Promise<RegisterResponse>((resolve, reject) =>
+      client.Register(this.#request(), { deadline }, (err, r) => {
+        if (err || !r) {
+          this.#logger.warn({ err: err?.message }, "registration failed");
+          reject(err ?? new Error("empty registration reply"));
+        } else {
+          resolve(r);
+        }
+      }),
+    );
+    this.#registeredOnce = true;
+    this.#zone = res.zone;
+    this.#logger.info({ agentId: this.#agentId, zone: res.zone }, "registered with controller");
+    this.#held = new Map();
     // Opt in to deltas; the first message of each stream is a full list, so a new stream starts from scratch.
-    const watch = this.#client.WatchPeers({ agent_id: this.#agentId, incremental: true });
-    this.#watch = watch;
-    const held = new Map<string, PeerMessage>();
-    watch.on("data", (list: PeerList) => {
-      this.#attempt = 0;
-      this.#ready = true;
-      applyPeerList(held, list, this.#agentId);
-      const peers = [...held.values()].sort(byNodeThenId).map(peerFromMessage);
-      const planned = list.sparse ? [...list.planned] : undefined;
-      const zone = list.zone !== "" ? list.zone : this.#zone;
-      for (const l of this.#listeners) l(peers, planned, zone);
-    });
-    const broken = (why: string): void => {
-      if (this.#watch !== watch) return;
-      this.#watch = undefined;
-      if (this.#stopped) return;
-      this.#logger.warn({ why }, "peer watch broken, reconnecting");
-      this.#scheduleRetry();
-    };
-    watch.on("error", (err: Error) => broken(err.message));
-    watch.on("end", () => broken("stream ended"));
+    return client.WatchPeers({ agent_id: this.#agentId, incremental: true });
+  }
+
+  #onList(list: PeerList): void {
+    this.#ready = true;
+    applyPeerList(this.#held, list, this.#agentId);
+    const peers = [...this.#held.values()].sort(byNodeThenId).map(peerFromMessage);
+    const planned = list.sparse ? [...list.planned] : undefined;
+    const zone = list.zone !== "" ? list.zone : this.#zone;
+    for (const l of this.#listeners) l(peers, planned, zone);
   }
 
   #heartbeat(): void {
-    if (this.#stopped || !this.#registeredOnce || this.#inFlight || this.#retryTimer !== undefined) return;
+    if (this.#stopped || !this.#registeredOnce || this.#stream.state() !== "streaming") return;
     const deadline = Date.now() + (this.#opts.callTimeoutMs ?? 5000);
-    this.#client.Heartbeat({ agent_id: this.#agentId }, { deadline }, (err, res) => {
+    this.#channel.get().Heartbeat({ agent_id: this.#agentId }, { deadline }, (err, res) => {
       if (this.#stopped) return;
       if (err) {
         this.#logger.debug({ err: err.message }, "heartbeat failed");
@@ -241,7 +221,7 @@ export class RegistrationClient {
       }
       if (res && !res.known) {
         this.#logger.warn({ agentId: this.#agentId }, "controller forgot this agent, re-registering");
-        this.#requestRegister();
+        this.#stream.reconnect();
       }
     });
   }
