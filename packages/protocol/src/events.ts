@@ -1,5 +1,11 @@
 import type * as grpc from "@grpc/grpc-js";
-import { loadService } from "./grpc.ts";
+import * as proto from "./generated/svc.ts";
+import {
+  protoNamedDefinition,
+  type ServiceClientMethods,
+  type ServiceHandlers,
+  serviceClientFactory,
+} from "./grpc.ts";
 
 /** Domain event types (spec §6.1). */
 export const EVENT_TYPES = [
@@ -12,39 +18,25 @@ export const EVENT_TYPES = [
 export type EventType = (typeof EVENT_TYPES)[number];
 
 /** svc.v1.Event (longs as numbers) */
-export interface EventMessage {
-  topic: string;
-  seq: number;
-  type: string;
-  timestamp_unix_ns: number;
-  severity: string;
-  scope: string;
-  payload_json: string;
-  missed: number;
-}
-export interface SubscribeEventsRequest {
-  after: Record<string, number>;
-}
+export type EventMessage = proto.Event;
+export type SubscribeEventsRequest = proto.SubscribeEventsRequest;
+
+const eventService = protoNamedDefinition(proto.EventServiceService);
 
 /** Server-side handlers of svc.v1.EventService. */
-export interface EventServiceHandlers extends grpc.UntypedServiceImplementation {
-  Subscribe: grpc.handleServerStreamingCall<SubscribeEventsRequest, EventMessage>;
-}
+export interface EventServiceHandlers
+  extends grpc.UntypedServiceImplementation,
+    ServiceHandlers<typeof eventService> {}
 
 /** Client stub of svc.v1.EventService. */
-export interface EventServiceClient extends grpc.Client {
-  Subscribe(req: SubscribeEventsRequest, opts?: grpc.CallOptions): grpc.ClientReadableStream<EventMessage>;
+export interface EventServiceClient extends grpc.Client, ServiceClientMethods<typeof eventService> {}
+
+export function eventServiceDefinition(): typeof eventService {
+  return eventService;
 }
 
-export function eventServiceDefinition(): grpc.ServiceDefinition {
-  return loadService<EventServiceClient>("EventService").service;
-}
-
-export function createEventServiceClient(
-  address: string,
-  credentials: grpc.ChannelCredentials,
-  options?: grpc.ClientOptions,
-): EventServiceClient {
-  const Ctor = loadService<EventServiceClient>("EventService");
-  return new Ctor(address, credentials, options);
-}
+/** A client for svc.v1.EventService at host:port. */
+export const createEventServiceClient = serviceClientFactory<EventServiceClient>(
+  eventService,
+  "svc.v1.EventService",
+);

@@ -1,138 +1,137 @@
 import { createRequire } from "node:module";
 import * as grpc from "@grpc/grpc-js";
-import * as protoLoader from "@grpc/proto-loader";
+import * as proto from "./generated/svc.ts";
 import { encodePeerList } from "./peer-list-wire.ts";
 
 /** Absolute path of the wire contract. */
 export const PROTO_PATH = createRequire(import.meta.url).resolve("@svc/protocol/proto/svc.proto");
 
-/** Messages as @grpc/proto-loader delivers them (keepCase, defaults, enums as strings, longs as numbers). */
-export interface RegisterRequest {
-  node_name: string;
-  advertise_address: string;
-  zone: string;
-  labels: Record<string, string>;
-  capabilities: string[];
-  http_port: number;
-  udp_port: number;
-  metrics_port: number;
-  version: string;
-  agent_id: string;
-}
-export interface RegisterResponse {
-  agent_id: string;
-  zone: string;
-  http_port: number;
-  udp_port: number;
-}
-export interface HeartbeatRequest {
-  agent_id: string;
-}
-export interface HeartbeatResponse {
-  known: boolean;
-}
-export interface DeregisterRequest {
-  agent_id: string;
-}
-export type DeregisterResponse = Record<string, never>;
-export interface WatchPeersRequest {
-  agent_id: string;
+/**
+ * The code generated from svc.proto (`npm run gen:proto`): message types with snake_case fields, 64-bit integers
+ * as numbers, every field present after decoding (zero values filled in); codecs under the same names.
+ */
+export { proto };
+
+export type RegisterRequest = proto.RegisterRequest;
+export type RegisterResponse = proto.RegisterResponse;
+export type HeartbeatRequest = proto.HeartbeatRequest;
+export type HeartbeatResponse = proto.HeartbeatResponse;
+export type DeregisterRequest = proto.DeregisterRequest;
+export type DeregisterResponse = proto.DeregisterResponse;
+/** svc.v1.WatchPeersRequest; senders may leave out `incremental` (agents before deltas): it reads as false. */
+export type WatchPeersRequest = Omit<proto.WatchPeersRequest, "incremental"> & {
   /** the watcher applies deltas (`PeerList.delta`); absent/false: full lists only (agents before deltas) */
   incremental?: boolean;
-}
-export interface PeerMessage {
-  agent_id: string;
-  node_name: string;
-  address: string;
-  zone: string;
-  labels: Record<string, string>;
-  capabilities: string[];
-  http_port: number;
-  udp_port: number;
-}
+};
+/** svc.v1.Peer as it travels (the probe-side form is `Peer`, see peerFromMessage). */
+export type PeerMessage = proto.Peer;
 /**
  * A WatchPeers message. `delta` false (always the first message of a stream): `peers` is the whole list. `delta`
  * true (only to watchers that asked for `incremental`): `peers` are upserts by agent_id, `removed` the agent ids
- * gone; `sparse`, `planned` and `zone` are complete in every message. Senders may omit `delta`/`removed` (full).
+ * gone; `sparse`, `planned` and `zone` are complete in every message. Senders may omit `delta`/`removed` (full);
+ * received lists always carry both.
  */
-export interface PeerList {
-  peers: PeerMessage[];
-  sparse: boolean;
-  planned: string[];
-  zone: string;
-  delta?: boolean;
-  removed?: string[];
+export type PeerList = Omit<proto.PeerList, "delta" | "removed"> &
+  Partial<Pick<proto.PeerList, "delta" | "removed">>;
+
+/** One method of a generated grpc-js service definition. */
+interface MethodDef {
+  path: string;
+  requestStream: boolean;
+  responseStream: boolean;
+  requestSerialize: (value: never) => Buffer;
+  requestDeserialize: (bytes: Buffer) => unknown;
+  responseSerialize: (value: never) => Buffer;
+  responseDeserialize: (bytes: Buffer) => unknown;
 }
 
-/** Server-side handlers of svc.v1.AgentService. */
-export interface AgentServiceHandlers extends grpc.UntypedServiceImplementation {
-  Register: grpc.handleUnaryCall<RegisterRequest, RegisterResponse>;
-  Heartbeat: grpc.handleUnaryCall<HeartbeatRequest, HeartbeatResponse>;
-  Deregister: grpc.handleUnaryCall<DeregisterRequest, DeregisterResponse>;
-  WatchPeers: grpc.handleServerStreamingCall<WatchPeersRequest, PeerList>;
+/**
+ * A generated service definition keyed by the methods' names as the .proto spells them (`Register`,
+ * `WatchPeers`): ts-proto's grpc-js output lower-cases them; `originalName` keeps the lower-case form as an alias
+ * on clients and as an accepted handler key on servers.
+ */
+export type ServiceDef<D> = { [K in keyof D as Capitalize<K & string>]: D[K] & { originalName: string } };
+
+/** Re-keys a generated definition by the .proto method names (the last segment of each path). */
+export function protoNamedDefinition<D extends Record<string, MethodDef>>(def: D): ServiceDef<D> {
+  const out: Record<string, MethodDef & { originalName: string }> = {};
+  for (const [key, method] of Object.entries(def)) {
+    const name = key.charAt(0).toUpperCase() + key.slice(1);
+    if (method.path.slice(method.path.lastIndexOf("/") + 1) !== name) {
+      throw new Error(`${method.path}: generated method name ${key} does not match the .proto name`);
+    }
+    out[name] = { ...method, originalName: key };
+  }
+  return out as ServiceDef<D>;
 }
 
-/** Client stub of svc.v1.AgentService. */
-export interface AgentServiceClient extends grpc.Client {
-  Register(
-    req: RegisterRequest,
-    opts: grpc.CallOptions,
-    cb: (err: grpc.ServiceError | null, res?: RegisterResponse) => void,
-  ): grpc.ClientUnaryCall;
-  Heartbeat(
-    req: HeartbeatRequest,
-    opts: grpc.CallOptions,
-    cb: (err: grpc.ServiceError | null, res?: HeartbeatResponse) => void,
-  ): grpc.ClientUnaryCall;
-  Deregister(
-    req: DeregisterRequest,
-    opts: grpc.CallOptions,
-    cb: (err: grpc.ServiceError | null, res?: DeregisterResponse) => void,
-  ): grpc.ClientUnaryCall;
-  WatchPeers(req: WatchPeersRequest, opts?: grpc.CallOptions): grpc.ClientReadableStream<PeerList>;
-}
+type ClientRequest<M> = M extends { requestSerialize: (value: infer Q) => Buffer } ? Q : never;
+type ClientResponse<M> = M extends { responseDeserialize: (bytes: Buffer) => infer R } ? R : never;
+type ServerRequest<M> = M extends { requestDeserialize: (bytes: Buffer) => infer Q } ? Q : never;
+type ServerResponse<M> = M extends { responseSerialize: (value: infer R) => Buffer } ? R : never;
 
-interface ServiceCtor<C> {
-  new (address: string, credentials: grpc.ChannelCredentials, options?: grpc.ClientOptions): C;
-  service: grpc.ServiceDefinition;
-}
-
-/** How the .proto is loaded: snake_case fields as in the file, 64-bit integers as numbers, enums as names. */
-export const PROTO_LOADER_OPTIONS: protoLoader.Options = {
-  keepCase: true,
-  longs: Number,
-  enums: String,
-  defaults: true,
-  arrays: true,
-  objects: true,
-  oneofs: true,
+/** Server-side handlers of a service definition, by .proto method name. */
+export type ServiceHandlers<D> = {
+  [K in keyof D]: D[K] extends { responseStream: true }
+    ? grpc.handleServerStreamingCall<ServerRequest<D[K]>, ServerResponse<D[K]>>
+    : grpc.handleUnaryCall<ServerRequest<D[K]>, ServerResponse<D[K]>>;
 };
 
-type ServiceName = "AgentService" | "TaskService" | "ExternalCheckService" | "EventService";
-let cached: Record<ServiceName, unknown> | undefined;
+/** Client stub methods of a service definition, by .proto method name. */
+export type ServiceClientMethods<D> = {
+  [K in keyof D]: D[K] extends { responseStream: true }
+    ? (req: ClientRequest<D[K]>, opts?: grpc.CallOptions) => grpc.ClientReadableStream<ClientResponse<D[K]>>
+    : (
+        req: ClientRequest<D[K]>,
+        opts: grpc.CallOptions,
+        cb: (err: grpc.ServiceError | null, res?: ClientResponse<D[K]>) => void,
+      ) => grpc.ClientUnaryCall;
+};
 
-/** The svc.v1 services loaded from the .proto (once per process). */
-export function loadService<C>(name: ServiceName): ServiceCtor<C> {
-  if (!cached) {
-    const def = protoLoader.loadSync(PROTO_PATH, PROTO_LOADER_OPTIONS);
-    const pkg = grpc.loadPackageDefinition(def) as unknown as { svc: { v1: Record<ServiceName, unknown> } };
-    cached = pkg.svc.v1;
-    // Peer lists are the controller's bulk traffic: encode them with the fast path that reuses each peer's
-    // encoding (withPeerWire) instead of protobuf.js object conversion per watcher. Same bytes on the wire.
-    const watch = (cached.AgentService as ServiceCtor<AgentServiceClient>).service.WatchPeers;
-    if (watch !== undefined) watch.responseSerialize = (value: PeerList) => encodePeerList(value);
-  }
-  return cached[name] as ServiceCtor<C>;
+/** A client factory for one service definition; the constructor is made on first use. */
+export function serviceClientFactory<C>(
+  def: grpc.ServiceDefinition,
+  serviceName: string,
+): (address: string, credentials: grpc.ChannelCredentials, options?: grpc.ClientOptions) => C {
+  let Ctor: grpc.ServiceClientConstructor | undefined;
+  return (address, credentials, options) => {
+    Ctor ??= grpc.makeGenericClientConstructor(def, serviceName);
+    return new Ctor(address, credentials, options) as unknown as C;
+  };
 }
 
-function load(): ServiceCtor<AgentServiceClient> {
-  return loadService<AgentServiceClient>("AgentService");
-}
+const agentService = (() => {
+  const def = protoNamedDefinition(proto.AgentServiceService);
+  return {
+    ...def,
+    WatchPeers: {
+      ...def.WatchPeers,
+      requestSerialize: (value: WatchPeersRequest): Buffer =>
+        Buffer.from(
+          proto.WatchPeersRequest.encode({ ...value, incremental: value.incremental === true }).finish(),
+        ),
+      // Peer lists are the controller's bulk traffic: encode them with the fast path that reuses each peer's
+      // encoding (withPeerWire) instead of encoding every peer again per watcher. Same bytes on the wire
+      // (peer-list-wire.test.ts checks every field of the schema).
+      responseSerialize: (value: PeerList): Buffer => encodePeerList(value),
+    },
+  };
+})();
+
+/** Server-side handlers of svc.v1.AgentService. */
+export interface AgentServiceHandlers
+  extends grpc.UntypedServiceImplementation,
+    ServiceHandlers<typeof agentService> {}
+
+/** Client stub of svc.v1.AgentService. */
+export interface AgentServiceClient extends grpc.Client, ServiceClientMethods<typeof agentService> {}
 
 /** The service definition to add to a grpc.Server. */
-export function agentServiceDefinition(): grpc.ServiceDefinition {
-  return load().service;
+export function agentServiceDefinition(): typeof agentService {
+  return agentService;
 }
+
+const newAgentServiceClient = serviceClientFactory<AgentServiceClient>(agentService, "svc.v1.AgentService");
 
 /** A client for svc.v1.AgentService at host:port. */
 export function createAgentServiceClient(
@@ -140,8 +139,7 @@ export function createAgentServiceClient(
   credentials: grpc.ChannelCredentials = grpc.credentials.createInsecure(),
   options?: grpc.ClientOptions,
 ): AgentServiceClient {
-  const Ctor = load();
-  return new Ctor(address, credentials, options);
+  return newAgentServiceClient(address, credentials, options);
 }
 
 export { grpc };

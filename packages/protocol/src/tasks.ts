@@ -1,57 +1,35 @@
 import type * as grpc from "@grpc/grpc-js";
-import { loadService } from "./grpc.ts";
+import * as proto from "./generated/svc.ts";
+import {
+  protoNamedDefinition,
+  type ServiceClientMethods,
+  type ServiceHandlers,
+  serviceClientFactory,
+} from "./grpc.ts";
 
 /** svc.v1.Task: one one-shot diagnostic for an agent (longs as numbers). */
-export interface TaskMessage {
-  task_id: string;
-  type: string;
-  destination: string;
-  destination_kind: string;
-  address: string;
-  port: number;
-  timeout_ns: number;
-  params_json: string;
-}
+export type TaskMessage = proto.Task;
 /** svc.v1.TaskResult */
-export interface TaskResultMessage {
-  agent_id: string;
-  task_id: string;
-  success: boolean;
-  error: string;
-  duration_ns: number;
-  details_json: string;
-  timestamp_unix_ns: number;
-}
-export interface WatchTasksRequest {
-  agent_id: string;
-}
-export type TaskResultAck = Record<string, never>;
+export type TaskResultMessage = proto.TaskResult;
+export type WatchTasksRequest = proto.WatchTasksRequest;
+export type TaskResultAck = proto.TaskResultAck;
+
+const taskService = protoNamedDefinition(proto.TaskServiceService);
 
 /** Server-side handlers of svc.v1.TaskService. */
-export interface TaskServiceHandlers extends grpc.UntypedServiceImplementation {
-  WatchTasks: grpc.handleServerStreamingCall<WatchTasksRequest, TaskMessage>;
-  ReportTaskResult: grpc.handleUnaryCall<TaskResultMessage, TaskResultAck>;
-}
+export interface TaskServiceHandlers
+  extends grpc.UntypedServiceImplementation,
+    ServiceHandlers<typeof taskService> {}
 
 /** Client stub of svc.v1.TaskService. */
-export interface TaskServiceClient extends grpc.Client {
-  WatchTasks(req: WatchTasksRequest, opts?: grpc.CallOptions): grpc.ClientReadableStream<TaskMessage>;
-  ReportTaskResult(
-    req: TaskResultMessage,
-    opts: grpc.CallOptions,
-    cb: (err: grpc.ServiceError | null, res?: TaskResultAck) => void,
-  ): grpc.ClientUnaryCall;
+export interface TaskServiceClient extends grpc.Client, ServiceClientMethods<typeof taskService> {}
+
+export function taskServiceDefinition(): typeof taskService {
+  return taskService;
 }
 
-export function taskServiceDefinition(): grpc.ServiceDefinition {
-  return loadService<TaskServiceClient>("TaskService").service;
-}
-
-export function createTaskServiceClient(
-  address: string,
-  credentials: grpc.ChannelCredentials,
-  options?: grpc.ClientOptions,
-): TaskServiceClient {
-  const Ctor = loadService<TaskServiceClient>("TaskService");
-  return new Ctor(address, credentials, options);
-}
+/** A client for svc.v1.TaskService at host:port. */
+export const createTaskServiceClient = serviceClientFactory<TaskServiceClient>(
+  taskService,
+  "svc.v1.TaskService",
+);
