@@ -1,4 +1,6 @@
 import { type EventMessage, type EventServiceHandlers, grpc } from "@svc/protocol";
+import { DisabledError, NOT_LEADER, NotLeaderError } from "../errors.ts";
+import { streamHandler } from "../grpc/grpc-errors.ts";
 import { type Logger, silentLogger } from "../logger.ts";
 import type { EventBus } from "./event-bus.ts";
 
@@ -9,7 +11,7 @@ export interface EventServiceDeps {
 }
 
 /** Status detail a standby answers Subscribe with. */
-export const EVENTS_NOT_LEADER = "not the leader";
+export const EVENTS_NOT_LEADER = NOT_LEADER;
 /** Status detail when `controller.events.enabled` is false. */
 export const EVENTS_DISABLED = "events disabled (controller.events.enabled=false)";
 
@@ -21,15 +23,9 @@ export const EVENTS_DISABLED = "events disabled (controller.events.enabled=false
 export function eventServiceHandlers(deps: EventServiceDeps): EventServiceHandlers {
   const logger = deps.logger ?? silentLogger;
   return {
-    Subscribe(call) {
-      if (!deps.bus.enabled) {
-        call.emit("error", { code: grpc.status.UNIMPLEMENTED, details: EVENTS_DISABLED });
-        return;
-      }
-      if (!deps.isLeader()) {
-        call.emit("error", { code: grpc.status.UNAVAILABLE, details: EVENTS_NOT_LEADER });
-        return;
-      }
+    Subscribe: streamHandler((call) => {
+      if (!deps.bus.enabled) throw new DisabledError(EVENTS_DISABLED);
+      if (!deps.isLeader()) throw new NotLeaderError(EVENTS_NOT_LEADER);
       call.sendMetadata(new grpc.Metadata());
       const after: Record<string, number> = {};
       for (const [topic, seq] of Object.entries(call.request.after ?? {})) after[topic] = Number(seq);
@@ -50,6 +46,6 @@ export function eventServiceHandlers(deps: EventServiceDeps): EventServiceHandle
       call.on("error", done);
       call.on("finish", done);
       logger.debug({ after }, "event subscriber connected");
-    },
+    }),
   };
 }

@@ -1,4 +1,6 @@
-import { type ExternalCheckServiceHandlers, grpc } from "@svc/protocol";
+import type { ExternalCheckServiceHandlers } from "@svc/protocol";
+import { InvalidInputError, NotLeaderError } from "../errors.ts";
+import { streamHandler } from "../grpc/grpc-errors.ts";
 import { type Logger, silentLogger } from "../logger.ts";
 import type { ExternalAssignments } from "./assignments.ts";
 
@@ -17,16 +19,10 @@ export interface ExternalCheckServiceDeps {
 export function externalCheckServiceHandlers(deps: ExternalCheckServiceDeps): ExternalCheckServiceHandlers {
   const logger = deps.logger ?? silentLogger;
   return {
-    WatchExternalChecks(call) {
+    WatchExternalChecks: streamHandler((call) => {
       const agentId = call.request.agent_id ?? "";
-      if (agentId === "") {
-        call.emit("error", { code: grpc.status.INVALID_ARGUMENT, details: "agent_id: must not be empty" });
-        return;
-      }
-      if (!deps.isLeader()) {
-        call.emit("error", { code: grpc.status.UNAVAILABLE, details: "not the leader" });
-        return;
-      }
+      if (agentId === "") throw new InvalidInputError("agent_id: must not be empty");
+      if (!deps.isLeader()) throw new NotLeaderError();
       let unsubscribe: (() => void) | undefined;
       const done = (): void => {
         unsubscribe?.();
@@ -42,6 +38,6 @@ export function externalCheckServiceHandlers(deps: ExternalCheckServiceDeps): Ex
         end: () => call.end(),
       });
       logger.debug({ agentId }, "external-check watch opened");
-    },
+    }),
   };
 }

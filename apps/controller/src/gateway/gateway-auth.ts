@@ -1,5 +1,7 @@
 import type { PeerCertificate } from "node:tls";
-import { EXTERNAL_ZONE, grpc, LABEL_EXTERNAL } from "@svc/protocol";
+import { EXTERNAL_ZONE, type grpc, LABEL_EXTERNAL } from "@svc/protocol";
+import { type ControllerError, ForbiddenError, UnauthenticatedError } from "../errors.ts";
+import { toServiceError } from "../grpc/grpc-errors.ts";
 import { type Logger, silentLogger } from "../logger.ts";
 import { isExternalAgent } from "../registry/registry.ts";
 import { checkBearerToken } from "./bearer-token.ts";
@@ -34,10 +36,8 @@ export interface GatewayService {
   handlers: grpc.UntypedServiceImplementation;
 }
 
-interface Refusal {
-  code: grpc.status;
-  details: string;
-}
+/** Why a call is refused: UnauthenticatedError or ForbiddenError (grpc/grpc-errors.ts picks the status). */
+type Refusal = ControllerError;
 
 interface GuardedCall {
   metadata: grpc.Metadata;
@@ -67,12 +67,11 @@ function str(v: unknown): string {
  */
 function authorize(call: GuardedCall, opts: GatewayAuthOptions): Refusal | undefined {
   const tokenProblem = checkBearerToken(call.metadata, opts.token);
-  if (tokenProblem !== undefined) return { code: grpc.status.UNAUTHENTICATED, details: tokenProblem };
+  if (tokenProblem !== undefined) return new UnauthenticatedError(tokenProblem);
   let identities: string[] = [];
   if (opts.pinIdentity) {
     identities = certificateIdentities(call.getAuthContext().sslPeerCertificate);
-    if (identities.length === 0)
-      return { code: grpc.status.UNAUTHENTICATED, details: "client certificate without CN or DNS name" };
+    if (identities.length === 0) return new UnauthenticatedError("client certificate without CN or DNS name");
   }
   const req = record(call.request);
   if (req === undefined) return undefined;
@@ -80,27 +79,24 @@ function authorize(call: GuardedCall, opts: GatewayAuthOptions): Refusal | undef
   // A registration without an id takes the node name as its id (AgentRegistry.register), so check that id.
   const agentId = str(req.agent_id) || ("node_name" in req ? nodeName : "");
   if (opts.pinIdentity && "node_name" in req && !identityMatches(identities, nodeName)) {
-    return {
-      code: grpc.status.PERMISSION_DENIED,
-      details: `node name "${nodeName}" does not match the client certificate (${identities.join(", ")})`,
-    };
+    return new ForbiddenError(
+      `node name "${nodeName}" does not match the client certificate (${identities.join(", ")})`,
+    );
   }
   const agents = opts.agents;
   if (agents === undefined) return undefined;
   if (agentId !== "") {
     const held = agents.get(agentId);
     if (held !== undefined && !isExternalAgent(held.labels))
-      return { code: grpc.status.PERMISSION_DENIED, details: `agent "${agentId}" is an in-cluster agent` };
+      return new ForbiddenError(`agent "${agentId}" is an in-cluster agent`);
     if (held !== undefined && opts.pinIdentity && !identityMatches(identities, held.nodeName))
-      return {
-        code: grpc.status.PERMISSION_DENIED,
-        details: `agent "${agentId}" belongs to node "${held.nodeName}", not to this client certificate`,
-      };
+      return new ForbiddenError(
+        `agent "${agentId}" belongs to node "${held.nodeName}", not to this client certificate`,
+      );
   }
   if (nodeName !== "") {
     const inCluster = agents.list().find((a) => a.nodeName === nodeName && !isExternalAgent(a.labels));
-    if (inCluster !== undefined)
-      return { code: grpc.status.PERMISSION_DENIED, details: `node "${nodeName}" has an in-cluster agent` };
+    if (inCluster !== undefined) return new ForbiddenError(`node "${nodeName}" has an in-cluster agent`);
   }
   return undefined;
 }
@@ -110,14 +106,6 @@ function stampExternal(request: unknown): void {
   if (req === undefined || !("node_name" in req)) return;
   req.labels = { ...(record(req.labels) ?? {}), [LABEL_EXTERNAL]: "true" };
   req.zone = EXTERNAL_ZONE;
-}
-
-function statusError(r: Refusal): grpc.ServiceError {
-  return Object.assign(new Error(r.details), {
-    code: r.code,
-    details: r.details,
-    metadata: new grpc.Metadata(),
-  });
 }
 
 /**
@@ -137,7 +125,7 @@ export function withGatewayAuth(service: GatewayService, opts: GatewayAuthOption
       const refusal = authorize(call, opts);
       if (refusal !== undefined) {
         logger.warn(
-          { method: method.path, peer: call.getPeer(), reason: refusal.details },
+          { method: method.path, peer: call.getPeer(), reason: refusal.message },
           "gateway call refused",
         );
       } else {
@@ -149,28 +137,28 @@ export function withGatewayAuth(service: GatewayService, opts: GatewayAuthOption
       const h = inner as grpc.handleUnaryCall<unknown, unknown>;
       wrapped[name] = ((call, callback) => {
         const r = check(call);
-        if (r !== undefined) callback(statusError(r));
+        if (r !== undefined) callback(toServiceError(r));
         else h(call, callback);
       }) as grpc.handleUnaryCall<unknown, unknown>;
     } else if (!method.requestStream) {
       const h = inner as grpc.handleServerStreamingCall<unknown, unknown>;
       wrapped[name] = ((call) => {
         const r = check(call);
-        if (r !== undefined) call.emit("error", statusError(r));
+        if (r !== undefined) call.emit("error", toServiceError(r));
         else h(call);
       }) as grpc.handleServerStreamingCall<unknown, unknown>;
     } else if (!method.responseStream) {
       const h = inner as grpc.handleClientStreamingCall<unknown, unknown>;
       wrapped[name] = ((call, callback) => {
         const r = check(call);
-        if (r !== undefined) callback(statusError(r));
+        if (r !== undefined) callback(toServiceError(r));
         else h(call, callback);
       }) as grpc.handleClientStreamingCall<unknown, unknown>;
     } else {
       const h = inner as grpc.handleBidiStreamingCall<unknown, unknown>;
       wrapped[name] = ((call) => {
         const r = check(call);
-        if (r !== undefined) call.emit("error", statusError(r));
+        if (r !== undefined) call.emit("error", toServiceError(r));
         else h(call);
       }) as grpc.handleBidiStreamingCall<unknown, unknown>;
     }

@@ -1,7 +1,9 @@
-import { type AgentServiceHandlers, grpc, type RegisterResponse } from "@svc/protocol";
+import type { AgentServiceHandlers, RegisterResponse } from "@svc/protocol";
+import { InvalidInputError } from "../errors.ts";
 import { type Logger, silentLogger } from "../logger.ts";
 import type { AgentRegistry } from "../registry/registry.ts";
 import { validateRegistration } from "../registry/validate.ts";
+import { unaryHandler } from "./grpc-errors.ts";
 import type { PeerBroadcaster } from "./peer-broadcaster.ts";
 
 export interface AgentServiceDeps {
@@ -20,22 +22,20 @@ export interface AgentServiceDeps {
 export function agentServiceHandlers(deps: AgentServiceDeps): AgentServiceHandlers {
   const logger = deps.logger ?? silentLogger;
   return {
-    Register(call, callback) {
+    Register: unaryHandler((call): RegisterResponse => {
       const result = validateRegistration(call.request, { allowLoopback: deps.allowLoopbackAgents() });
       if (!result.ok) {
         logger.warn({ field: result.field, reason: result.reason }, "registration refused");
-        callback({ code: grpc.status.INVALID_ARGUMENT, details: `${result.field}: ${result.reason}` });
-        return;
+        throw new InvalidInputError(`${result.field}: ${result.reason}`);
       }
       const agent = deps.registry.register(result.value);
-      const res: RegisterResponse = {
+      return {
         agent_id: agent.id,
         zone: agent.zone,
         http_port: agent.httpPort,
         udp_port: agent.udpPort,
       };
-      callback(null, res);
-    },
+    }),
     Heartbeat(call, callback) {
       callback(null, { known: deps.registry.heartbeat(call.request.agent_id ?? "") });
     },

@@ -1,4 +1,6 @@
 import { grpc, type TaskMessage, type TaskServiceHandlers } from "@svc/protocol";
+import { InvalidInputError, NotFoundError } from "../errors.ts";
+import { streamHandler, unaryHandler } from "../grpc/grpc-errors.ts";
 import { type Logger, silentLogger } from "../logger.ts";
 import type { TaskDispatcher } from "./task-dispatcher.ts";
 
@@ -15,12 +17,9 @@ export interface TaskServiceDeps {
 export function taskServiceHandlers(deps: TaskServiceDeps): TaskServiceHandlers {
   const logger = deps.logger ?? silentLogger;
   return {
-    WatchTasks(call) {
+    WatchTasks: streamHandler((call) => {
       const agentId = call.request.agent_id ?? "";
-      if (agentId === "") {
-        call.emit("error", { code: grpc.status.INVALID_ARGUMENT, details: "agent_id: required" });
-        return;
-      }
+      if (agentId === "") throw new InvalidInputError("agent_id: required");
       let gone = false;
       call.sendMetadata(new grpc.Metadata());
       const detach = deps.dispatcher.attach(agentId, {
@@ -43,13 +42,11 @@ export function taskServiceHandlers(deps: TaskServiceDeps): TaskServiceHandlers 
       call.on("error", done);
       call.on("finish", done);
       logger.debug({ agentId }, "task stream opened");
-    },
-    ReportTaskResult(call, callback) {
-      if (!deps.dispatcher.report(call.request)) {
-        callback({ code: grpc.status.NOT_FOUND, details: `no pending task ${call.request.task_id}` });
-        return;
-      }
-      callback(null, {});
-    },
+    }),
+    ReportTaskResult: unaryHandler((call) => {
+      if (!deps.dispatcher.report(call.request))
+        throw new NotFoundError(`no pending task ${call.request.task_id}`);
+      return {};
+    }),
   };
 }
