@@ -1,6 +1,8 @@
 import type { ControllerVersion } from "@svc/protocol";
-import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify";
+import Fastify, { type FastifyInstance } from "fastify";
+import { NOT_LEADER } from "../errors.ts";
 import type { ControllerMetrics } from "../metrics/controller-metrics.ts";
+import { installErrorHandler, installNotFoundHandler, leaderOnly } from "./error-handler.ts";
 
 export interface HttpApiDeps {
   metrics: ControllerMetrics;
@@ -13,7 +15,7 @@ export interface HttpApiDeps {
 }
 
 /** Body and type of the answer a standby replica gives on leader-only routes (spec §4.2). */
-export const NOT_LEADER_BODY = "not the leader";
+export const NOT_LEADER_BODY = NOT_LEADER;
 
 /** Registers the routes both listeners serve: /healthz, /readyz, /metrics. */
 export function addProbeRoutes(app: FastifyInstance, deps: Pick<HttpApiDeps, "metrics" | "ready">): void {
@@ -31,13 +33,12 @@ export function addProbeRoutes(app: FastifyInstance, deps: Pick<HttpApiDeps, "me
   });
 }
 
-/** A preHandler that answers 503 `not the leader` (text/plain) on a standby replica. */
-export function leaderOnly(isLeader: () => boolean) {
-  return async (_req: FastifyRequest, reply: FastifyReply): Promise<void> => {
-    if (!isLeader()) {
-      await reply.code(503).type("text/plain; charset=utf-8").send(NOT_LEADER_BODY);
-    }
-  };
+/** A Fastify instance with the controller's error handling (api/error-handler.ts). */
+function createApp(): FastifyInstance {
+  const app = Fastify({ logger: false });
+  installErrorHandler(app);
+  installNotFoundHandler(app);
+  return app;
 }
 
 /**
@@ -45,7 +46,7 @@ export function leaderOnly(isLeader: () => boolean) {
  * GET /api/v1/version. Returned unstarted so callers can add routes before listen().
  */
 export function createHttpApi(deps: HttpApiDeps): FastifyInstance {
-  const app = Fastify({ logger: false });
+  const app = createApp();
   addProbeRoutes(app, deps);
   app.get("/api/v1/topology", { preHandler: leaderOnly(deps.isLeader) }, async (_req, reply) =>
     reply.type("application/json; charset=utf-8").send(deps.topologyJson()),
@@ -56,7 +57,7 @@ export function createHttpApi(deps: HttpApiDeps): FastifyInstance {
 
 /** The controller's listener on `metricsPort`: /metrics, /healthz, /readyz. */
 export function createMetricsApi(deps: Pick<HttpApiDeps, "metrics" | "ready">): FastifyInstance {
-  const app = Fastify({ logger: false });
+  const app = createApp();
   addProbeRoutes(app, deps);
   return app;
 }

@@ -1,3 +1,5 @@
+import { InvalidInputError } from "../errors.ts";
+
 /** Probe types a diagnostic may ask for (spec §1). */
 export const PROBE_TYPES = ["tcp", "udp", "icmp", "pmtu", "dns", "http", "mtr"] as const;
 export type ProbeType = (typeof PROBE_TYPES)[number];
@@ -23,13 +25,8 @@ export interface DiagnosticRequest {
   params: Record<string, unknown>;
 }
 
-/** An HTTP refusal: status and a one-line reason (sent as text/plain). */
-export interface Refusal {
-  status: number;
-  reason: string;
-}
-
-export type Parsed = { ok: true; value: DiagnosticRequest } | { ok: false; refusal: Refusal };
+/** A parsed body, or why it is refused (the reason is one line; the route answers it as text/plain). */
+export type Parsed = { ok: true; value: DiagnosticRequest } | { ok: false; error: InvalidInputError };
 
 const EXTERNAL_INSTEAD: Record<string, string> = {
   udp: 'use destinationKind "node" (udp probes need the destination agent\'s echo server)',
@@ -39,7 +36,7 @@ const EXTERNAL_INSTEAD: Record<string, string> = {
 };
 
 function bad(reason: string): Parsed {
-  return { ok: false, refusal: { status: 400, reason } };
+  return { ok: false, error: new InvalidInputError(reason) };
 }
 
 function isRecord(v: unknown): v is Record<string, unknown> {
@@ -50,7 +47,7 @@ function isRecord(v: unknown): v is Record<string, unknown> {
  * Validates the raw body (spec §4.2): JSON object; `source`, `destination`, `type` required non-empty strings;
  * `type` one of PROBE_TYPES; `plane` only `pod`; `destinationKind` `node` (default) or `external`; external only
  * for tcp/icmp/mtr (the reason names what to use instead) and with a non-empty `destinationAddress`; optional
- * `params` must be an object. Every failure is a 400 refusal.
+ * `params` must be an object. Every failure is an InvalidInputError.
  */
 export function parseDiagnosticBody(raw: unknown): Parsed {
   let body: unknown = raw;

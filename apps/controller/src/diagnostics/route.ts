@@ -1,5 +1,6 @@
 import type { Socket } from "node:net";
-import type { FastifyError, FastifyInstance, FastifyReply } from "fastify";
+import type { FastifyInstance, FastifyReply } from "fastify";
+import { type ErrorRouteConfig, httpStatus, installErrorHandler, leaderOnly } from "../api/error-handler.ts";
 import type { EventPublisher } from "../events/topics.ts";
 import type { CheckResult } from "./check-result.ts";
 import {
@@ -25,7 +26,8 @@ export interface DiagnosticsRouteDeps extends DiagnosticDeps {
   notLeaderBody: string;
 }
 
-const TEXT = "text/plain; charset=utf-8";
+/** Errors of this route are one-line text/plain reasons: the CLI and the console show them as they are. */
+const ROUTE_CONFIG: ErrorRouteConfig = { errorBody: "text" };
 /** Extra socket time beyond the diagnostic timeout, for dispatch and the answer itself. */
 const SOCKET_GRACE_MS = 10_000;
 
@@ -50,14 +52,15 @@ export function registerDiagnosticsRoute(app: FastifyInstance, deps: Diagnostics
   app.register(async (scoped) => {
     scoped.removeAllContentTypeParsers();
     scoped.addContentTypeParser("*", { parseAs: "string" }, (_req, body, done) => done(null, body));
-    scoped.setErrorHandler((err: FastifyError, _req, reply) => {
-      const status = err.statusCode !== undefined && err.statusCode >= 400 ? err.statusCode : 500;
-      return reply.code(status).type(TEXT).send(err.message);
-    });
-    scoped.post("/api/v1/diagnostics", { bodyLimit: DIAGNOSTICS_BODY_LIMIT }, async (request, reply) => {
-      if (!deps.isLeader()) return reply.code(503).type(TEXT).send(deps.notLeaderBody);
+    installErrorHandler(scoped);
+    const options = {
+      bodyLimit: DIAGNOSTICS_BODY_LIMIT,
+      config: ROUTE_CONFIG,
+      preHandler: leaderOnly(deps.isLeader, deps.notLeaderBody),
+    };
+    scoped.post("/api/v1/diagnostics", options, async (request, reply) => {
       const parsed = parseDiagnosticBody(request.body);
-      if (!parsed.ok) return reply.code(parsed.refusal.status).type(TEXT).send(parsed.refusal.reason);
+      if (!parsed.ok) throw parsed.error;
       const req = parsed.value;
       const query = request.query as Record<string, unknown> | undefined;
       const timeoutMs = Math.round(parseTimeoutSeconds(query?.timeout) * 1000);
@@ -95,12 +98,12 @@ export function registerDiagnosticsRoute(app: FastifyInstance, deps: Diagnostics
               source: req.source,
               destination: req.destination,
               destinationKind: req.destinationKind,
-              status: outcome.status,
+              status: outcome.error === undefined ? 200 : httpStatus(outcome.error),
             },
           });
         },
       );
-      if ("reason" in outcome) return reply.code(outcome.status).type(TEXT).send(outcome.reason);
+      if (outcome.error !== undefined) throw outcome.error;
       return reply.code(200).send(outcome.result);
     });
   });

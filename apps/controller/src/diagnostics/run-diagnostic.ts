@@ -1,5 +1,13 @@
 import { performance } from "node:perf_hooks";
 import { EXTERNAL_CHECKS_CAPABILITY, EXTERNAL_ZONE } from "@svc/protocol";
+import {
+  type ControllerError,
+  NotFoundError,
+  NotLeaderError,
+  TimeoutError,
+  UnsupportedError,
+  UpstreamError,
+} from "../errors.ts";
 import type { RegisteredAgent } from "../registry/agent.ts";
 import type { AgentRegistry } from "../registry/registry.ts";
 import type { TaskDispatcher } from "../tasks/task-dispatcher.ts";
@@ -9,10 +17,10 @@ import type { DiagnosticRequest } from "./request.ts";
 /** Value of the `result` label of `controller_diagnostics_total` the outcome counts as when delivered. */
 export type DiagnosticMetricResult = "success" | "fail" | "error" | "timeout";
 
-/** What the route answers: 200 with a CheckResult, or a status with a text reason. */
+/** What the route answers: the CheckResult, or the error (api/error-handler.ts picks its status). */
 export type DiagnosticOutcome =
-  | { status: 200; result: CheckResult; metric: "success" | "fail" }
-  | { status: number; reason: string; metric: "error" | "timeout"; result?: CheckResult };
+  | { result: CheckResult; metric: "success" | "fail"; error?: undefined }
+  | { error: ControllerError; metric: "error" | "timeout"; result?: CheckResult };
 
 export interface DiagnosticDeps {
   registry: AgentRegistry;
@@ -29,8 +37,10 @@ function agentOnNode(registry: AgentRegistry, node: string): RegisteredAgent | u
   return registry.list().find((a) => a.nodeName === node);
 }
 
-function refuse(status: number, reason: string): DiagnosticOutcome {
-  return { status, reason, metric: status === 504 ? "timeout" : "error" };
+function refuse(error: ControllerError, result?: CheckResult): DiagnosticOutcome {
+  const outcome: DiagnosticOutcome = { error, metric: error instanceof TimeoutError ? "timeout" : "error" };
+  if (result !== undefined) outcome.result = result;
+  return outcome;
 }
 
 /**
@@ -49,14 +59,15 @@ export async function runDiagnostic(
 ): Promise<DiagnosticOutcome> {
   const now = deps.now ?? Date.now;
   const src = agentOnNode(deps.registry, req.source);
-  if (src === undefined) return refuse(404, `no agent on source node ${req.source}`);
+  if (src === undefined) return refuse(new NotFoundError(`no agent on source node ${req.source}`));
   const planes = src.capabilities.filter((c) => c.startsWith("plane:"));
   if (planes.length > 0 && !planes.includes(`plane:${req.type}`)) {
     const older = req.type === "pmtu" ? " or the agent is older than 2.5.0" : "";
     return refuse(
-      501,
-      `source agent on node ${req.source} does not run ${req.type} probes ` +
-        `(checkers.${req.type}.enabled=false${older})`,
+      new UnsupportedError(
+        `source agent on node ${req.source} does not run ${req.type} probes ` +
+          `(checkers.${req.type}.enabled=false${older})`,
+      ),
     );
   }
   let address = req.destinationAddress;
@@ -65,14 +76,16 @@ export async function runDiagnostic(
   if (req.destinationKind === "external") {
     if (!src.capabilities.includes(EXTERNAL_CHECKS_CAPABILITY)) {
       return refuse(
-        501,
-        `source agent on node ${req.source} lacks the ${EXTERNAL_CHECKS_CAPABILITY} capability ` +
-          "(checkers.external.enabled=false or the agent is older than 1.6.0)",
+        new UnsupportedError(
+          `source agent on node ${req.source} lacks the ${EXTERNAL_CHECKS_CAPABILITY} capability ` +
+            "(checkers.external.enabled=false or the agent is older than 1.6.0)",
+        ),
       );
     }
   } else {
     const dst = agentOnNode(deps.registry, req.destination);
-    if (dst === undefined) return refuse(404, `no agent on destination node ${req.destination}`);
+    if (dst === undefined)
+      return refuse(new NotFoundError(`no agent on destination node ${req.destination}`));
     address = dst.address;
     destZone = dst.zone;
     if (req.type === "tcp" || req.type === "http") port = dst.httpPort;
@@ -103,18 +116,18 @@ export async function runDiagnostic(
     ? buildCheckResult(parties, outcome.result, (performance.now() - started) * 1e6, now())
     : undefined;
   if (!deps.isLeader()) {
-    return { status: 503, reason: "not the leader: leadership lost mid-check", metric: "error", result };
+    return refuse(new NotLeaderError("not the leader: leadership lost mid-check"), result);
   }
   if (outcome.ok && result !== undefined) {
-    return { status: 200, result, metric: result.success ? "success" : "fail" };
+    return { result, metric: result.success ? "success" : "fail" };
   }
-  if (outcome.ok) return refuse(502, "no result");
+  if (outcome.ok) return refuse(new UpstreamError("no result"));
   switch (outcome.failure.kind) {
     case "no-stream":
-      return refuse(404, `${outcome.failure.message} (node ${req.source})`);
+      return refuse(new NotFoundError(`${outcome.failure.message} (node ${req.source})`));
     case "timeout":
-      return refuse(504, `diagnostic timed out: ${outcome.failure.message}`);
+      return refuse(new TimeoutError(`diagnostic timed out: ${outcome.failure.message}`));
     default:
-      return refuse(502, `dispatch failed: ${outcome.failure.message}`);
+      return refuse(new UpstreamError(`dispatch failed: ${outcome.failure.message}`));
   }
 }

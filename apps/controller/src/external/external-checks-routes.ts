@@ -1,4 +1,6 @@
-import type { FastifyError, FastifyInstance } from "fastify";
+import type { FastifyInstance } from "fastify";
+import { type ErrorRouteConfig, installErrorHandler, leaderOnly } from "../api/error-handler.ts";
+import { InvalidInputError } from "../errors.ts";
 import type { ExternalAssignments } from "./assignments.ts";
 import { validateExternalChecksBody } from "./validate-body.ts";
 
@@ -16,7 +18,8 @@ export interface ExternalChecksRouteDeps {
  * Mounts PUT /api/v1/external-checks on `app` inside its own encapsulated plugin (so its body parser and error
  * handler touch nothing else). Status codes: 200 `{agents, changed, unknown}`; 400 `{error}` for invalid JSON or an
  * invalid spec (reason names the path); 413 over 8 MiB; 503 `not the leader` (text/plain) on a standby, decided
- * before the body is read. The body is parsed as JSON whatever its Content-Type. Routes exist after app.ready().
+ * before the body is read. Errors are thrown and answered by api/error-handler.ts (this route's body style:
+ * `{error: reason}`). The body is parsed as JSON whatever its Content-Type. Routes exist after app.ready().
  */
 export function registerExternalChecksRoutes(app: FastifyInstance, deps: ExternalChecksRouteDeps): void {
   app.register(async (scope) => {
@@ -26,27 +29,21 @@ export function registerExternalChecksRoutes(app: FastifyInstance, deps: Externa
       { parseAs: "string", bodyLimit: EXTERNAL_CHECKS_BODY_LIMIT },
       (_req, body, done) => done(null, body),
     );
-    scope.setErrorHandler(async (err: FastifyError, _req, reply) => {
-      const code = err.statusCode === 413 ? 413 : (err.statusCode ?? 500) < 500 ? 400 : 500;
-      const error = code === 413 ? "body over 8 MiB" : err.message;
-      return reply.code(code).send({ error });
-    });
+    installErrorHandler(scope);
+    const config: ErrorRouteConfig = { errorBody: "reason", tooLargeMessage: "body over 8 MiB" };
     scope.put(EXTERNAL_CHECKS_PATH, {
       bodyLimit: EXTERNAL_CHECKS_BODY_LIMIT,
-      onRequest: async (_req, reply) => {
-        if (!deps.isLeader()) {
-          await reply.code(503).type("text/plain; charset=utf-8").send("not the leader");
-        }
-      },
+      config,
+      onRequest: leaderOnly(deps.isLeader),
       handler: async (req, reply) => {
         let parsed: unknown;
         try {
           parsed = JSON.parse(typeof req.body === "string" ? req.body : "");
         } catch (err) {
-          return reply.code(400).send({ error: `invalid JSON: ${(err as Error).message}` });
+          throw new InvalidInputError(`invalid JSON: ${(err as Error).message}`);
         }
         const result = validateExternalChecksBody(parsed);
-        if (!result.ok) return reply.code(400).send({ error: result.reason });
+        if (!result.ok) throw new InvalidInputError(result.reason);
         return reply.code(200).send(deps.assignments.replace(result.agents));
       },
     });

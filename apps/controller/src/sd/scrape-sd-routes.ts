@@ -1,4 +1,6 @@
 import type { FastifyInstance, HTTPMethods } from "fastify";
+import { installErrorHandler, leaderOnly } from "../api/error-handler.ts";
+import { MethodNotAllowedError } from "../errors.ts";
 import type { DiscoveryList } from "./discovery.ts";
 
 /** Path of the discovery list (spec §4.2). */
@@ -16,17 +18,17 @@ export interface ScrapeSdDeps {
  * with the same deps. Disabled: no route at all, so every method gets fastify's 404. Enabled: GET answers the
  * groups as JSON with `Cache-Control: no-store` (503 `not the leader` as text/plain on a standby); every other
  * method (HEAD included) answers 405 with `Allow: GET`, decided before leadership and before any body is read.
+ * Refusals are thrown and answered by api/error-handler.ts.
  */
 export function registerScrapeSdRoutes(app: FastifyInstance, deps: ScrapeSdDeps): void {
   if (!deps.enabled) return;
+  installErrorHandler(app);
   app.route({
     method: "GET",
     url: SCRAPE_SD_PATH,
     exposeHeadRoute: false,
+    preHandler: leaderOnly(deps.isLeader),
     handler: async (_req, reply) => {
-      if (!deps.isLeader()) {
-        return reply.code(503).type("text/plain; charset=utf-8").send("not the leader");
-      }
       return reply
         .code(200)
         .header("cache-control", "no-store")
@@ -37,12 +39,8 @@ export function registerScrapeSdRoutes(app: FastifyInstance, deps: ScrapeSdDeps)
   app.route({
     method: app.supportedMethods.filter((m) => m !== "GET") as HTTPMethods[],
     url: SCRAPE_SD_PATH,
-    onRequest: async (_req, reply) => {
-      await reply
-        .code(405)
-        .header("allow", "GET")
-        .type("text/plain; charset=utf-8")
-        .send("method not allowed");
+    onRequest: async () => {
+      throw new MethodNotAllowedError(["GET"]);
     },
     handler: async () => undefined,
   });
