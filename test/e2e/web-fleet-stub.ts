@@ -1,7 +1,8 @@
 // Chromium request interception for the fleet page tests: answers /api/v1/fleet/* from testdata/fleet-fixtures.ts
 // ("ok"), or with the degraded backends' errors ("degraded": 503 metrics_unconfigured, topology 502). Test-only.
+
+import { toGrid } from "@svc/matrix-grid";
 import type { Page, Route } from "playwright-core";
-import { toGrid } from "../../apps/console/src/web/matrix-grid.ts";
 import {
   matrixFixture,
   nodeFixture,

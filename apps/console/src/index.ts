@@ -1,4 +1,3 @@
-export { LOGIN_PATH } from "./api/config-route.ts";
 export { loadConsoleConfig, parseConsoleConfig } from "./config/load.ts";
 export type { ConsoleConfig } from "./config/schema.ts";
 export { type RunConsoleOptions, runConsole } from "./main.ts";

@@ -9,11 +9,11 @@
  */
 import type { Cidr } from "@svc/core";
 import Fastify, { type FastifyInstance, type FastifyRequest } from "fastify";
-import type { Redis } from "ioredis";
 import "./api/context.ts";
 import { CookiePolicy } from "./api/cookie-policy.ts";
 import { installErrorHandler } from "./api/error-handler.ts";
 import { addProbeRoutes } from "./api/probes.ts";
+import { routeAdder } from "./api/register.ts";
 import { addConsoleRoutes } from "./api/routes.ts";
 import { Authenticator, type AuthResult } from "./auth/authenticate.ts";
 import { clientAddress, parseCidrs } from "./auth/client-address.ts";
@@ -24,6 +24,7 @@ import { FleetService } from "./fleet/fleet-service.ts";
 import { type ConsoleLogger, silent, urlOf } from "./log.ts";
 import { ConsoleMetrics } from "./metrics.ts";
 import { type Access, resolveAccess } from "./rbac/resolve.ts";
+import type { ConsoleServerOptions } from "./server-options.ts";
 import type { Db } from "./store/db.ts";
 import { isStoreDown, prepareOnce, prepareStore } from "./store/prepare.ts";
 import { SqlStore } from "./store/sql-store.ts";
@@ -31,39 +32,7 @@ import type { NewAuditRow, Store } from "./store/store.ts";
 import { addWebRoutes, findWebRoot } from "./web/static.ts";
 import { buildServices, type ConsoleServices } from "./wiring.ts";
 
-export type { ConsoleLogger };
-
-/** Options of ConsoleServer. */
-export interface ConsoleServerOptions {
-  config: ConsoleConfig;
-  /** the database; undefined = in-memory mode */
-  db?: Db;
-  /**
-   * the shared store (connectShared()); when given, sign-in budgets and sessions live there (replicas > 1).
-   * The caller owns the connection and closes it after stop().
-   */
-  redis?: Redis;
-  /** key prefix in the shared store; default "svc:console:" */
-  redisPrefix?: string;
-  logger?: ConsoleLogger;
-  /** clock in epoch ms; default Date.now */
-  now?: () => number;
-  /** listen address; default "0.0.0.0" (tests: "127.0.0.1") */
-  host?: string;
-  /** override config ports (tests pass 0) */
-  httpPort?: number;
-  metricsPort?: number;
-  version?: string;
-  /** metric name prefix; default "svc" */
-  metricsPrefix?: string;
-  /**
-   * TEST ONLY: replaces the validated `auth.oidc.issuer` (which must be https) with this URL and lets the OIDC
-   * client talk plain http to it. Never set outside tests.
-   */
-  unsafeOidcTestIssuer?: string;
-  /** built SPA to serve (apps/web/dist); default: found when built; false: serve none */
-  webRoot?: string | false;
-}
+export type { ConsoleLogger, ConsoleServerOptions };
 
 const PURGE_EVERY_MS = 60_000;
 
@@ -88,6 +57,8 @@ export class ConsoleServer {
   private stopping = false;
   private wake: (() => void) | undefined;
   private readonly accessCache = new WeakMap<FastifyRequest, Promise<Access>>();
+  /** "METHOD /url" of every route the API listener serves (Fastify path syntax), in registration order */
+  readonly apiRoutes: string[] = [];
 
   constructor(private readonly opts: ConsoleServerOptions) {
     this.config = opts.config;
@@ -118,7 +89,10 @@ export class ConsoleServer {
     });
     this.app = this.buildApi();
     this.metricsApp = Fastify({ logger: false });
-    addProbeRoutes(this.metricsApp, this.probeDeps());
+    addProbeRoutes(
+      routeAdder(this.metricsApp, () => Promise.reject(new Error("no access on probes"))),
+      this.probeDeps(),
+    );
   }
 
   private probeDeps() {
@@ -127,6 +101,9 @@ export class ConsoleServer {
 
   private buildApi(): FastifyInstance {
     const app = Fastify({ logger: false, bodyLimit: 1024 * 1024 });
+    app.addHook("onRoute", (r) => {
+      for (const m of [r.method].flat()) this.apiRoutes.push(`${m} ${r.url}`);
+    });
     installErrorHandler(app, (err) => {
       if (isStoreDown(err)) return;
       this.log.error({ err: String(err), stack: (err as Error).stack }, "internal error");
@@ -157,7 +134,10 @@ export class ConsoleServer {
       if (result.clearSession) this.cookies.clearSession(reply);
       if (result.principal) this.cookies.check(req, reply, result.principal);
     });
-    addProbeRoutes(app, this.probeDeps());
+    addProbeRoutes(
+      routeAdder(app, (req, p) => this.access(req, p)),
+      this.probeDeps(),
+    );
     addConsoleRoutes(app, {
       config: this.config,
       version: this.opts.version ?? "dev",

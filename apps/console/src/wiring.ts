@@ -11,7 +11,7 @@ import { type BudgetFactory, inProcessBudgets } from "./auth/rate-limit.ts";
 import { type SessionBackend, SessionManager } from "./auth/sessions.ts";
 import type { ConsoleLogger } from "./log.ts";
 import { RbacAdmin } from "./rbac/rbac-admin.ts";
-import type { ConsoleServerOptions } from "./server.ts";
+import type { ConsoleServerOptions } from "./server-options.ts";
 import { redisBudgets } from "./shared/redis-budgets.ts";
 import { RedisSessions } from "./shared/redis-sessions.ts";
 import type { Store } from "./store/store.ts";

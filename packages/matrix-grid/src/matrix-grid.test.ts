@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import type { FleetMatrix, FleetProtocol, MatrixCell } from "../api/fleet-types.ts";
+import type { FleetMatrix, FleetProtocol, MatrixCell } from "@svc/contract";
 import { fromGrid, toGrid } from "./matrix-grid.ts";
 
 const nodes = ["a", "b", "c"].map((name) => ({ name, zone: "z", external: false, planes: ["tcp", "udp"] }));

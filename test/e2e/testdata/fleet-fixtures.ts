@@ -8,7 +8,7 @@ import type {
   FleetProtocol,
   FleetTopology,
   MatrixCell,
-} from "../../../apps/console/src/api/fleet-types.ts";
+} from "@svc/contract";
 
 const NOW = "2026-01-01T12:00:00Z";
 /** Three cluster nodes in two zones and one external agent without the UDP plane. */

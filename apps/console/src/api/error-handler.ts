@@ -2,6 +2,7 @@
  * The one table mapping error classes to HTTP status codes (design §4.4), and the fastify error handler using it.
  * Error bodies share one JSON shape: `{ "error": { "code": "...", "message": "..." } }`.
  */
+import type { ErrorBody } from "@svc/contract";
 import type { FastifyError, FastifyInstance } from "fastify";
 import { ConsoleError, type ErrorCode, RateLimitedError } from "../errors.ts";
 
@@ -13,23 +14,22 @@ export const ERROR_STATUS: Readonly<Record<ErrorCode, number>> = {
   csrf: 403,
   not_found: 404,
   conflict: 409,
+  too_large: 413,
   unprocessable: 422,
   rate_limited: 429,
+  internal: 500,
+  not_implemented: 501,
   upstream_failed: 502,
   unavailable: 503,
+  timeout: 504,
 };
-
-/** The JSON error body. */
-export interface ErrorBody {
-  error: { code: string; message: string };
-}
 
 /** Installs the error handler and a JSON 404 for unknown routes. */
 export function installErrorHandler(app: FastifyInstance, onInternal: (err: unknown) => void): void {
   app.setErrorHandler(async (err: FastifyError | ConsoleError, _req, reply) => {
     if (err instanceof ConsoleError) {
       if (err instanceof RateLimitedError) reply.header("retry-after", String(err.retryAfterSeconds));
-      return reply.code(ERROR_STATUS[err.code]).send(body(err.code, err.message));
+      return reply.code(ERROR_STATUS[err.code]).send(body(err.bodyCode, err.message));
     }
     // fastify's own errors (bad JSON, body too large, schema validation) carry a 4xx statusCode
     const status =

@@ -6,19 +6,19 @@
  * failing) and is audited as an `error` row with no subject, at most AUDIT_REFUSALS_PER_MINUTE per address; a
  * sign-in is audited as `allowed` for `oidc:<sub>`.
  */
-import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import * as c from "@svc/contract";
+import type { FastifyReply, FastifyRequest } from "fastify";
 import { addressBudgetKey } from "../auth/client-address.ts";
 import { oidcStateCookieName, parseCookies } from "../auth/cookies.ts";
 import { type OidcClient, OidcRefusal } from "../auth/oidc/client.ts";
 import { OIDC_STATE_MAX_AGE_MS, safeReturnPath } from "../auth/oidc/state.ts";
 import type { Budget, BudgetFactory } from "../auth/rate-limit.ts";
 import type { SessionManager } from "../auth/sessions.ts";
-import { OIDC_CALLBACK_PATH } from "../config/rules.ts";
 import type { ConsoleConfig } from "../config/schema.ts";
 import { NotFoundError, RateLimitedError, UnauthenticatedError, UpstreamError } from "../errors.ts";
 import type { ConsoleMetrics } from "../metrics.ts";
 import type { NewAuditRow } from "../store/store.ts";
-import { OIDC_START_PATH } from "./config-route.ts";
+import type { AddRoute } from "./register.ts";
 
 /** Refused callbacks audited per client address per minute (spec §5.7). */
 export const AUDIT_REFUSALS_PER_MINUTE = 120;
@@ -40,15 +40,19 @@ export interface OidcRouteDeps {
 }
 
 /** Registers the OIDC routes. */
-export function addOidcRoutes(app: FastifyInstance, deps: OidcRouteDeps): void {
+export function addOidcRoutes(add: AddRoute, deps: OidcRouteDeps): void {
   const perMinute = deps.config.rateLimit.loginPerMinute * OIDC_BUDGET_FACTOR;
   const startBudget = deps.budgets("oidc-start", perMinute, MINUTE);
   const callbackBudget = deps.budgets("oidc-callback", perMinute, MINUTE);
   const auditBudget = deps.budgets("oidc-refusal-audit", AUDIT_REFUSALS_PER_MINUTE, MINUTE);
   const stateCookie = oidcStateCookieName(deps.config.auth.session.cookieName);
 
+  const oidc = {
+    available: () =>
+      deps.config.auth.mode === "oidc" && deps.client !== undefined && deps.sessions !== undefined,
+  };
   const ready = (): { client: OidcClient; sessions: SessionManager } => {
-    if (deps.config.auth.mode !== "oidc" || !deps.client || !deps.sessions) throw new NotFoundError();
+    if (!deps.client || !deps.sessions) throw new NotFoundError();
     return { client: deps.client, sessions: deps.sessions };
   };
   const spend = async (budget: Budget, req: FastifyRequest, limit: string) => {
@@ -61,66 +65,74 @@ export function addOidcRoutes(app: FastifyInstance, deps: OidcRouteDeps): void {
     );
   };
 
-  app.get(OIDC_START_PATH, async (req, reply) => {
-    const { client } = ready();
-    await spend(startBudget, req, "oidc-start");
-    const returnTo = safeReturnPath((req.query as Record<string, unknown>).returnTo);
-    let begun: { url: string; sealed: string };
-    try {
-      begun = await client.begin(returnTo);
-    } catch (e) {
-      if (e instanceof OidcRefusal) throw new UpstreamError(e.reason);
-      throw e;
-    }
-    deps.setCookie(reply, stateCookie, begun.sealed, OIDC_STATE_MAX_AGE_MS / 1000);
-    return reply.redirect(begun.url, 302);
-  });
-
-  app.get(OIDC_CALLBACK_PATH, async (req, reply) => {
-    const { client, sessions } = ready();
-    const action = `GET ${OIDC_CALLBACK_PATH}`;
-    const refused = async (reason: string) => {
-      deps.metrics.signIns.inc({ mode: "oidc", result: "denied" });
-      if ((await auditBudget.spend(addressBudgetKey(req.clientAddr))).ok) {
-        await deps.audit({
-          subject: null,
-          subjectDisplay: "",
-          action,
-          outcome: "error",
-          remoteAddr: req.clientAddr,
-          detail: { reason },
-        });
+  add(
+    c.oidcStart,
+    async ({ req, reply, query }) => {
+      const { client } = ready();
+      await spend(startBudget, req, "oidc-start");
+      const returnTo = safeReturnPath(query.returnTo);
+      let begun: { url: string; sealed: string };
+      try {
+        begun = await client.begin(returnTo);
+      } catch (e) {
+        if (e instanceof OidcRefusal) throw new UpstreamError(e.reason);
+        throw e;
       }
-    };
-    try {
-      await spend(callbackBudget, req, "oidc-callback");
-    } catch (e) {
-      await refused("rate limited");
-      throw e;
-    }
-    const sealed = parseCookies(req.headers.cookie).get(stateCookie);
-    deps.setCookie(reply, stateCookie, "", 0); // one use, whatever happens
-    let done: Awaited<ReturnType<OidcClient["finish"]>>;
-    try {
-      done = await client.finish(new URL(req.url, "http://callback.invalid"), sealed);
-    } catch (e) {
-      if (!(e instanceof OidcRefusal)) throw e;
-      await refused(e.reason);
-      throw e.upstream ? new UpstreamError(e.reason) : new UnauthenticatedError(e.reason);
-    }
-    const { identity, tokens } = done;
-    const session = await sessions.create(identity.subject, identity.display, identity.groups, {
-      oidc: tokens,
-    });
-    deps.metrics.signIns.inc({ mode: "oidc", result: "success" });
-    await deps.audit({
-      subject: identity.subject,
-      subjectDisplay: identity.display,
-      action,
-      outcome: "allowed",
-      remoteAddr: req.clientAddr,
-    });
-    deps.setSessionCookies(reply, session.id, session.csrf);
-    return reply.redirect(done.returnTo, 302);
-  });
+      deps.setCookie(reply, stateCookie, begun.sealed, OIDC_STATE_MAX_AGE_MS / 1000);
+      return reply.redirect(begun.url, 302);
+    },
+    oidc,
+  );
+
+  add(
+    c.oidcCallback,
+    async ({ req, reply }) => {
+      const { client, sessions } = ready();
+      const action = `GET ${c.OIDC_CALLBACK_PATH}`;
+      const refused = async (reason: string) => {
+        deps.metrics.signIns.inc({ mode: "oidc", result: "denied" });
+        if ((await auditBudget.spend(addressBudgetKey(req.clientAddr))).ok) {
+          await deps.audit({
+            subject: null,
+            subjectDisplay: "",
+            action,
+            outcome: "error",
+            remoteAddr: req.clientAddr,
+            detail: { reason },
+          });
+        }
+      };
+      try {
+        await spend(callbackBudget, req, "oidc-callback");
+      } catch (e) {
+        await refused("rate limited");
+        throw e;
+      }
+      const sealed = parseCookies(req.headers.cookie).get(stateCookie);
+      deps.setCookie(reply, stateCookie, "", 0); // one use, whatever happens
+      let done: Awaited<ReturnType<OidcClient["finish"]>>;
+      try {
+        done = await client.finish(new URL(req.url, "http://callback.invalid"), sealed);
+      } catch (e) {
+        if (!(e instanceof OidcRefusal)) throw e;
+        await refused(e.reason);
+        throw e.upstream ? new UpstreamError(e.reason) : new UnauthenticatedError(e.reason);
+      }
+      const { identity, tokens } = done;
+      const session = await sessions.create(identity.subject, identity.display, identity.groups, {
+        oidc: tokens,
+      });
+      deps.metrics.signIns.inc({ mode: "oidc", result: "success" });
+      await deps.audit({
+        subject: identity.subject,
+        subjectDisplay: identity.display,
+        action,
+        outcome: "allowed",
+        remoteAddr: req.clientAddr,
+      });
+      deps.setSessionCookies(reply, session.id, session.csrf);
+      return reply.redirect(done.returnTo, 302);
+    },
+    oidc,
+  );
 }

@@ -1,4 +1,5 @@
-/** Registers every console API route on `app` (one place to see which route families exist). */
+/** Registers every console API route on `app` against its contract declaration (one place to see them all). */
+import { consoleApiDocument, getOpenApi } from "@svc/contract";
 import type { FastifyInstance } from "fastify";
 import type { ConsoleConfig } from "../config/schema.ts";
 import type { FleetService } from "../fleet/fleet-service.ts";
@@ -12,6 +13,7 @@ import type { CookiePolicy } from "./cookie-policy.ts";
 import { addFleetRoutes } from "./fleet.ts";
 import { addOidcRoutes } from "./oidc-routes.ts";
 import { addRbacRoutes } from "./rbac.ts";
+import { routeAdder } from "./register.ts";
 import { addTokenRoutes } from "./tokens.ts";
 import { addUserRoutes } from "./users.ts";
 
@@ -28,12 +30,18 @@ export interface ConsoleRouteDeps {
   audit: (row: Omit<NewAuditRow, "at">) => Promise<void>;
 }
 
-/** Registers config, auth, OIDC, RBAC/audit, users and token routes. */
+/** Registers the OpenAPI document, config, auth, OIDC, RBAC/audit, users, token and fleet routes. */
 export function addConsoleRoutes(app: FastifyInstance, deps: ConsoleRouteDeps): void {
   const { config, services: s, cookies, metrics, resolveAccess, audit } = deps;
+  const add = routeAdder(app, resolveAccess);
   const setSessionCookies = cookies.setSession.bind(cookies);
-  addConfigRoute(app, { config, version: deps.version, databaseKind: () => deps.store?.kind ?? null });
-  addAuthRoutes(app, {
+  let openApi: unknown;
+  add(getOpenApi, async () => {
+    openApi ??= consoleApiDocument(deps.version);
+    return openApi as Record<string, unknown>;
+  });
+  addConfigRoute(add, { config, version: deps.version, databaseKind: () => deps.store?.kind ?? null });
+  addAuthRoutes(add, {
     config,
     resolveAccess,
     sessions: s.sessions,
@@ -43,7 +51,7 @@ export function addConsoleRoutes(app: FastifyInstance, deps: ConsoleRouteDeps): 
     setSessionCookies,
     clearSessionCookies: cookies.clearSession.bind(cookies),
   });
-  addOidcRoutes(app, {
+  addOidcRoutes(add, {
     config,
     client: s.oidc,
     sessions: s.sessions,
@@ -53,8 +61,8 @@ export function addConsoleRoutes(app: FastifyInstance, deps: ConsoleRouteDeps): 
     setSessionCookies,
     setCookie: (reply, name, value, maxAge) => cookies.set(reply, name, value, maxAge),
   });
-  addRbacRoutes(app, { config, rbac: s.rbac, store: deps.store, resolveAccess });
-  addUserRoutes(app, { config, users: s.users, signIn: s.signIn, resolveAccess, audit });
-  addTokenRoutes(app, { tokens: s.tokens, resolveAccess, audit });
-  addFleetRoutes(app, { fleet: deps.fleet, resolveAccess, audit });
+  addRbacRoutes(add, { config, rbac: s.rbac, store: deps.store });
+  addUserRoutes(add, { config, users: s.users, signIn: s.signIn, audit });
+  addTokenRoutes(add, { tokens: s.tokens, audit });
+  addFleetRoutes(add, { fleet: deps.fleet, audit });
 }

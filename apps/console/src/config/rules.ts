@@ -2,11 +2,9 @@
  * Cross-key startup refusals of the console config (spec §5.2, §5.4, §5.7, §8.1, §8.4). They run on a config the
  * schema accepted; load.ts repairs invalid leaves first so that every problem of a file is reported at once.
  */
+import { OIDC_CALLBACK_PATH } from "@svc/contract";
 import type { RuleIssue } from "@svc/core";
 import type { ConsoleConfig } from "./schema.ts";
-
-/** Path the OIDC redirect URL must end in (spec §5.7). */
-export const OIDC_CALLBACK_PATH = "/api/v1/auth/oidc/callback";
 
 const COOKIE_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 

@@ -7,7 +7,7 @@
  *   is healthy: its fail ratio (and loss) is 0 and its RTT p95 is not fetched.
  * A pair is in the returned map exactly when it was measured (has a series now).
  */
-import type { FleetProtocol } from "../api/fleet-types.ts";
+import type { FleetProtocol } from "@svc/contract";
 import { apply, CHUNK, chunks, type FigureMap, measuredPairs, sampleKey } from "./figure-map.ts";
 import { fleetPmtu, scopedPmtu } from "./pmtu-figures.ts";
 import type { PrometheusClient } from "./prometheus-client.ts";

@@ -4,7 +4,6 @@
  */
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import { eventually, needsBinary, skipUnless } from "../../../../test/helpers/env.ts";
 import type {
   FleetMatrix,
   FleetNode,
@@ -12,10 +11,11 @@ import type {
   FleetPair,
   FleetTopology,
   MatrixCell,
-} from "../api/fleet-types.ts";
+} from "@svc/contract";
+import { type FleetMatrixGrid, fromGrid } from "@svc/matrix-grid";
+import { eventually, needsBinary, skipUnless } from "../../../../test/helpers/env.ts";
 import type { ConsoleServer } from "../server.ts";
 import { startConsole } from "../testing/harness.ts";
-import { type FleetMatrixGrid, fromGrid } from "../web/matrix-grid.ts";
 import { PrometheusClient } from "./prometheus-client.ts";
 import { anyOf, presence } from "./promql.ts";
 import { type FleetFixture, startFleetFixture } from "./testdata/fleet-fixture.ts";

@@ -12,7 +12,7 @@ import type {
   FleetProtocol,
   FleetTopology,
   PairWindow,
-} from "../api/fleet-types.ts";
+} from "@svc/contract";
 import { InvalidInputError } from "../errors.ts";
 import { ControllerClient, type DiagnosticsAnswer } from "./controller-client.ts";
 import { fleetFigures, scopedFigures } from "./figures.ts";

@@ -2,8 +2,9 @@
  * The controller's topology snapshot (spec §2.3) read as a fleet: agents with their planes (spec §2.2: no `plane:`
  * entry at all = every plane), the sparse plan, and which ordered pairs each source is expected to measure.
  */
+
+import type { FleetProtocol } from "@svc/contract";
 import type { TopologyNode, TopologySnapshot } from "@svc/protocol";
-import type { FleetProtocol } from "../api/fleet-types.ts";
 
 /** Every plane an agent can run; an agent listing no plane runs them all. */
 export const ALL_PLANES = ["tcp", "udp", "icmp", "pmtu", "dns", "http", "mtr"] as const;

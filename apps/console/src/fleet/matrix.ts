@@ -2,7 +2,7 @@
  * The matrix (GET /api/v1/fleet/matrix): one cell per ordered pair of agents. Not run when the source lacks the
  * plane, unplanned under a sparse plan for pairs outside probePlan, else the tier of what was measured.
  */
-import type { FleetMatrix, FleetProtocol, MatrixCell } from "../api/fleet-types.ts";
+import type { FleetMatrix, FleetProtocol, MatrixCell } from "@svc/contract";
 import { type FigureMap, pairKey } from "./figure-map.ts";
 import { type FleetView, isPlanned } from "./fleet-view.ts";
 import { verdictOf } from "./tiers.ts";

@@ -5,7 +5,7 @@
  * a ratio does not count (RTT, a PMTU badge). `total` counts the pairs that should be measured (planned, plane
  * run); `scored` those with a measurement.
  */
-import type { FleetNode, FleetProtocol, FleetTier, MatrixCell, PeerRow } from "../api/fleet-types.ts";
+import type { FleetNode, FleetProtocol, FleetTier, MatrixCell, PeerRow } from "@svc/contract";
 import type { FigureMap } from "./figure-map.ts";
 import type { FleetView } from "./fleet-view.ts";
 import { cellOf } from "./matrix.ts";

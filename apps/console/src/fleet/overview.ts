@@ -13,7 +13,7 @@ import type {
   TopologyLink,
   TopologyNode,
   WorstPair,
-} from "../api/fleet-types.ts";
+} from "@svc/contract";
 import type { FleetView } from "./fleet-view.ts";
 import { isScored, TIER_RANK, worstTier } from "./tiers.ts";
 

@@ -10,7 +10,7 @@ import type {
   PairHistoryPoint,
   PairProtocolHealth,
   PairWindow,
-} from "../api/fleet-types.ts";
+} from "@svc/contract";
 import { scopedFigures } from "./figures.ts";
 import type { FleetView } from "./fleet-view.ts";
 import { cellOf } from "./matrix.ts";

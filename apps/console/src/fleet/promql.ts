@@ -3,7 +3,7 @@
  * `by (source_node, destination_node)`; `sel` is extra label matchers (`source_node="a"`) or "".
  * Windows: failure ratios over 5m (spec §4.4 health), PMTU black holes over 5m and 15m (Recovering).
  */
-import type { FleetProtocol } from "../api/fleet-types.ts";
+import type { FleetProtocol } from "@svc/contract";
 
 /** The label pair every peer figure is aggregated by. */
 export const SD = "source_node, destination_node";

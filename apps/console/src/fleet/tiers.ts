@@ -8,7 +8,7 @@
  *   Recovering degraded, Black hole failing; a run where not even the small datagram crossed is no PMTU verdict
  *   (nodata; the udp matrix shows it).
  */
-import type { FleetProtocol, FleetTier, PmtuBadge } from "../api/fleet-types.ts";
+import type { FleetProtocol, FleetTier, PmtuBadge } from "@svc/contract";
 import type { PairFigures } from "./figure-map.ts";
 import { RTT_DEGRADED_SECONDS } from "./promql.ts";
 

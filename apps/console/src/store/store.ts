@@ -2,6 +2,9 @@
  * The console store: one interface the rest of the console uses, implemented by SqlStore over PostgreSQL and
  * PGlite with the same SQL. Times are epoch milliseconds. Every multi-row change runs in one transaction.
  */
+import type { CustomRole, RoleBinding } from "@svc/contract";
+
+export type { CustomRole, RoleBinding };
 
 /** A local user account (spec §3.2). Identity string `local:<id>`. */
 export interface UserRecord {
@@ -14,23 +17,6 @@ export interface UserRecord {
   passwordChangedAt: number;
   /** last re-enable; sessions created before it are ended */
   reenabledAt: number;
-}
-
-/** A role binding: `subject` (identity string or `group:<name>`) holds `role`. */
-export interface RoleBinding {
-  id: string;
-  subject: string;
-  role: string;
-  /** true for a local user's one direct role */
-  direct: boolean;
-  createdAt: number;
-}
-
-/** A custom role: a name and its permission names. */
-export interface CustomRole {
-  name: string;
-  permissions: string[];
-  createdAt: number;
 }
 
 /** A sign-in session. Only a hash of the session id is stored. */

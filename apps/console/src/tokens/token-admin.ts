@@ -4,30 +4,14 @@
  * active tokens, Delete only to revoked or spent ones (else 409). A token holds exactly `auth.defaultRole`, which
  * role resolution decides; nothing here grants anything.
  */
+
 import { randomBytes, randomUUID } from "node:crypto";
+import type { MintedToken, TokenState, TokenView } from "@svc/contract";
 import { hashTokenSecret } from "../auth/authenticate.ts";
 import { ConflictError, NotFoundError, UnprocessableError } from "../errors.ts";
 import type { Store, TokenRecord } from "../store/store.ts";
 
-/** State of a token at an instant (spec §3.3). */
-export type TokenState = "active" | "revoked" | "spent";
-
-/** A token as the API shows it: never the secret, never its hash. Times are ISO 8601. */
-export interface TokenView {
-  id: string;
-  name: string;
-  /** identity string of the owner (the minter) */
-  owner: string;
-  createdAt: string;
-  lastUsedAt: string | null;
-  expiresAt: string | null;
-  state: TokenState;
-}
-
-/** The answer to a mint: the view plus the secret, shown this once. */
-export interface MintedToken extends TokenView {
-  token: string;
-}
+export type { MintedToken, TokenState, TokenView };
 
 /** Prefix of every token secret (makes leaked secrets recognisable to scanners). */
 export const TOKEN_PREFIX = "svct_";

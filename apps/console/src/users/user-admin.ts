@@ -4,6 +4,7 @@
  * it would leave no enabled user holding `users:manage` (the last administrator), whichever way it would do so.
  * Token revocation failing answers 502 `tokens unavailable` and changes nothing.
  */
+import type { UserView } from "@svc/contract";
 import { checkPasswordRules, hashPassword, verifyPassword } from "../auth/password.ts";
 import {
   ConflictError,
@@ -17,15 +18,7 @@ import { isBuiltinRole } from "../rbac/roles.ts";
 import { localSubject } from "../store/sql-store.ts";
 import type { CustomRole, RoleBinding, Store, UserAdminTx, UserRecord } from "../store/store.ts";
 
-/** A user as the API shows it. */
-export interface UserView {
-  id: string;
-  username: string;
-  /** the one direct role ("" when none) */
-  role: string;
-  enabled: boolean;
-  createdAt: number;
-}
+export type { UserView };
 
 const USERNAME = /^[A-Za-z0-9._@-]{1,64}$/;
 

@@ -3,7 +3,14 @@
  * from the CSRF cookie, which is not HttpOnly by design), and one hook for 401 so the app can send the user to
  * sign-in and back. Failures become ApiError with the status, the server's error code and message.
  */
-import type { ErrorBody } from "./types.tsx";
+import {
+  type CallInput,
+  type ErrorBody,
+  pathOf,
+  queryString,
+  type ResultOf,
+  type RouteSpec,
+} from "@svc/contract";
 
 /** An API answer outside 2xx (or no answer: status 0). */
 export class ApiError extends Error {
@@ -31,7 +38,6 @@ export interface ApiClientOptions {
 
 /** Per-request options. */
 export interface RequestOptions {
-  body?: unknown;
   /** a 401 is an expected answer here (sign-in, the sign-in page's probes): no redirect */
   expect401?: boolean;
 }
@@ -64,10 +70,34 @@ export class ApiClient {
     this.csrfHeader = header;
   }
 
+  /**
+   * Calls a route declared in the contract: path parameters filled in, query encoded, body sent as JSON; resolves
+   * with the success body typed from the declaration (undefined for 204).
+   */
+  call<S extends RouteSpec>(
+    route: S,
+    ...[input, o]: Partial<CallInput<S>> extends CallInput<S>
+      ? [CallInput<S>?, RequestOptions?]
+      : [CallInput<S>, RequestOptions?]
+  ): Promise<ResultOf<S>> {
+    const i = (input ?? {}) as {
+      params?: Record<string, string>;
+      query?: Record<string, unknown>;
+      body?: unknown;
+    };
+    const path = `${pathOf(route, i.params)}${queryString(i.query)}`;
+    return this.request<ResultOf<S>>(route.method, path, i.body, o);
+  }
+
   /** Sends one request; resolves with the parsed JSON body (undefined for 204). */
-  async request<T>(method: string, path: string, o: RequestOptions = {}): Promise<T> {
+  private async request<T>(
+    method: string,
+    path: string,
+    reqBody: unknown,
+    o: RequestOptions = {},
+  ): Promise<T> {
     const headers: Record<string, string> = { accept: "application/json" };
-    if (o.body !== undefined) headers["content-type"] = "application/json";
+    if (reqBody !== undefined) headers["content-type"] = "application/json";
     if (!SAFE.has(method)) {
       const csrf = readCsrfCookie(document.cookie, this.csrfCookie);
       if (csrf !== "") headers[this.csrfHeader] = csrf;
@@ -78,7 +108,7 @@ export class ApiClient {
         method,
         headers,
         credentials: "same-origin",
-        body: o.body === undefined ? undefined : JSON.stringify(o.body),
+        body: reqBody === undefined ? undefined : JSON.stringify(reqBody),
       });
     } catch (e) {
       throw new ApiError(0, "network", `console unreachable: ${e instanceof Error ? e.message : String(e)}`);
@@ -101,19 +131,6 @@ export class ApiClient {
     );
     if (res.status === 401 && !o.expect401) this.opts.onUnauthorized();
     throw e;
-  }
-
-  get<T>(path: string, o?: RequestOptions): Promise<T> {
-    return this.request<T>("GET", path, o);
-  }
-  post<T>(path: string, body?: unknown, o?: RequestOptions): Promise<T> {
-    return this.request<T>("POST", path, { ...o, body });
-  }
-  put<T>(path: string, body?: unknown): Promise<T> {
-    return this.request<T>("PUT", path, { body });
-  }
-  del<T>(path: string): Promise<T> {
-    return this.request<T>("DELETE", path);
   }
 }
 

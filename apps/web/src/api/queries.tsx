@@ -1,16 +1,18 @@
 /** Query definitions for TanStack Query: one key and fetcher per API resource. */
+
+import * as c from "@svc/contract";
 import { queryOptions } from "@tanstack/react-query";
 import type { ApiClient } from "./client.tsx";
-import type { ConsoleConfigView, MeView, RoleBinding, TokenView, UserView } from "./types.tsx";
+import type { MeView } from "./types.tsx";
 
 /** GET /api/v1/config. */
 export const configQuery = (api: ApiClient) =>
   queryOptions({
     queryKey: ["config"],
     queryFn: async () => {
-      const c = await api.get<ConsoleConfigView>("/api/v1/config");
-      api.useCsrfNames(c.auth.csrfCookie, c.auth.csrfHeader);
-      return c;
+      const cfg = await api.call(c.getConfig);
+      api.useCsrfNames(cfg.auth.csrfCookie, cfg.auth.csrfHeader);
+      return cfg;
     },
     staleTime: 60_000,
   });
@@ -19,7 +21,7 @@ export const configQuery = (api: ApiClient) =>
 export const meQuery = (api: ApiClient) =>
   queryOptions({
     queryKey: ["me"],
-    queryFn: () => api.get<MeView>("/api/v1/auth/me", { expect401: true }),
+    queryFn: () => api.call(c.getMe, {}, { expect401: true }),
     staleTime: 0,
     retry: false,
   });
@@ -28,32 +30,28 @@ export const meQuery = (api: ApiClient) =>
 export const usersQuery = (api: ApiClient) =>
   queryOptions({
     queryKey: ["users"],
-    queryFn: async () => (await api.get<{ users: UserView[] }>("/api/v1/users")).users,
+    queryFn: async () => (await api.call(c.listUsers)).users,
   });
 
 /** GET /api/v1/tokens (tokens:manage). */
 export const tokensQuery = (api: ApiClient) =>
   queryOptions({
     queryKey: ["tokens"],
-    queryFn: async () => (await api.get<{ tokens: TokenView[] }>("/api/v1/tokens")).tokens,
+    queryFn: async () => (await api.call(c.listTokens)).tokens,
   });
 
 /** GET /api/v1/rbac/bindings (rbac:manage). */
 export const bindingsQuery = (api: ApiClient) =>
   queryOptions({
     queryKey: ["bindings"],
-    queryFn: () =>
-      api.get<{ bindings: RoleBinding[]; groupRoles: Record<string, string> }>("/api/v1/rbac/bindings"),
+    queryFn: () => api.call(c.listBindings),
   });
 
 /** GET /api/v1/rbac/roles (rbac:manage): built-in and custom role names. */
 export const rolesQuery = (api: ApiClient) =>
   queryOptions({
     queryKey: ["roles"],
-    queryFn: () =>
-      api.get<{ builtin: Record<string, string[]>; custom: { name: string; permissions: string[] }[] }>(
-        "/api/v1/rbac/roles",
-      ),
+    queryFn: () => api.call(c.listRoles),
   });
 
 /** True when `me` holds `perm`. */
@@ -62,4 +60,4 @@ export function can(me: MeView | undefined, perm: string): boolean {
 }
 
 /** Built-in role names in the order people read them (spec §5.3). */
-export const BUILTIN_ROLES = ["viewer", "operator", "alert-editor", "admin"] as const;
+export const BUILTIN_ROLES = c.BUILTIN_ROLES;

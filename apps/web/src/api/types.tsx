@@ -1,4 +1,4 @@
-/** Wire types shared with the console server (type-only: nothing of the server is bundled). */
+/** Wire types of the console API, from the contract (@svc/contract; zod schemas, types inferred). */
 export type {
   ConsoleConfigView,
   CustomRole,
@@ -9,4 +9,4 @@ export type {
   TokenState,
   TokenView,
   UserView,
-} from "../../../console/src/web/api-types.ts";
+} from "@svc/contract";

@@ -2,15 +2,12 @@
  * Sign-in (spec §5.2, §5.5): local username/password, the OIDC button when the console runs OIDC. Empty fields are
  * refused here before any request; 401 and 429 are worded for people. After sign-in the user returns to `next`.
  */
+import * as c from "@svc/contract";
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useRouter, useSearch } from "@tanstack/react-router";
 import { type FormEvent, useEffect, useRef, useState } from "react";
 import { ApiError, describeError } from "../api/client.tsx";
-import type { ConsoleConfigView, MeView } from "../api/types.tsx";
 import { safeNext, servedAuthMode, useApp } from "../context.tsx";
-
-const LOGIN_PATH = "/api/v1/auth/login";
-const OIDC_START_PATH = "/api/v1/auth/oidc/start";
 
 /** Text shown for a failed sign-in. */
 export function signInErrorText(e: unknown): string {
@@ -43,7 +40,7 @@ export function SignInPage() {
   // visit, never from a cache: a stale answer would bounce an ended session between here and the page it left.
   useEffect(() => {
     let live = true;
-    api.get<MeView>("/api/v1/auth/me", { expect401: true }).then(
+    api.call(c.getMe, {}, { expect401: true }).then(
       () => live && router.history.push(target),
       () => {},
     );
@@ -53,7 +50,7 @@ export function SignInPage() {
   }, [api, router, target]);
   const config = useQuery({
     queryKey: ["config", "sign-in-probe"],
-    queryFn: () => api.get<ConsoleConfigView>("/api/v1/config", { expect401: true }),
+    queryFn: () => api.call(c.getConfig, {}, { expect401: true }),
     retry: false,
   });
 
@@ -76,7 +73,7 @@ export function SignInPage() {
     setBusy(true);
     setError("");
     try {
-      const who = await api.post<MeView>(LOGIN_PATH, { username, password }, { expect401: true });
+      const who = await api.call(c.login, { body: { username, password } }, { expect401: true });
       queryClient.clear();
       queryClient.setQueryData(["me"], who);
       router.history.push(target);
@@ -96,7 +93,7 @@ export function SignInPage() {
         {showOidc ? (
           <a
             className="button primary block"
-            href={`${OIDC_START_PATH}?returnTo=${encodeURIComponent(target)}`}
+            href={`${c.OIDC_START_PATH}?returnTo=${encodeURIComponent(target)}`}
           >
             Sign in with your identity provider
           </a>

@@ -1,4 +1,5 @@
 /** The identity menu: who is signed in, their roles, and Sign out. Closes on Escape and on outside click. */
+import * as c from "@svc/contract";
 import { useQueryClient } from "@tanstack/react-query";
 import { useNavigate } from "@tanstack/react-router";
 import { useEffect, useRef, useState } from "react";
@@ -30,7 +31,7 @@ export function IdentityMenu(props: { me: MeView | undefined; mode: string | und
   const anonymous = me.via === "anonymous";
   const signOut = async () => {
     try {
-      await api.post("/api/v1/auth/logout", undefined, { expect401: true });
+      await api.call(c.logout, {}, { expect401: true });
     } catch {
       // logout is idempotent; whatever happened, the local state is dropped
     }

@@ -1,15 +1,8 @@
 /** TanStack Query definitions of the fleet API; fleet figures refresh every 10 s while a page shows them. */
+import * as c from "@svc/contract";
 import { queryOptions } from "@tanstack/react-query";
 import { type ApiClient, ApiError } from "../../api/client.tsx";
-import type {
-  FleetMatrixGrid,
-  FleetNode,
-  FleetOverview,
-  FleetPair,
-  FleetProtocol,
-  FleetTopology,
-  PairWindow,
-} from "./types.ts";
+import type { FleetMatrixGrid, FleetProtocol, PairWindow } from "./types.ts";
 
 /** How often live fleet pages refetch. */
 export const FLEET_REFRESH_MS = 10_000;
@@ -21,14 +14,17 @@ export function fleetRetry(failures: number, e: unknown): boolean {
 }
 
 const live = { refetchInterval: FLEET_REFRESH_MS, staleTime: 5_000, retry: fleetRetry } as const;
-const enc = encodeURIComponent;
 
 /** GET /api/v1/fleet/matrix?protocol=. */
 export const matrixQuery = (api: ApiClient, protocol: FleetProtocol) =>
   queryOptions({
     queryKey: ["fleet", "matrix", protocol],
     // the grid layout: one letter per pair, full cells only where figures say more (500 nodes: ~0.5 MiB, not 19)
-    queryFn: () => api.get<FleetMatrixGrid>(`/api/v1/fleet/matrix?protocol=${protocol}&layout=grid`),
+    queryFn: async (): Promise<FleetMatrixGrid> => {
+      const m = await api.call(c.getMatrix, { query: { protocol, layout: "grid" } });
+      if (!("tiers" in m)) throw new ApiError(200, "bad_answer", "the matrix came without its grid layout");
+      return m;
+    },
     ...live,
   });
 
@@ -36,7 +32,7 @@ export const matrixQuery = (api: ApiClient, protocol: FleetProtocol) =>
 export const topologyQuery = (api: ApiClient) =>
   queryOptions({
     queryKey: ["fleet", "topology"],
-    queryFn: () => api.get<FleetTopology>("/api/v1/fleet/topology"),
+    queryFn: () => api.call(c.getTopology),
     ...live,
   });
 
@@ -44,7 +40,7 @@ export const topologyQuery = (api: ApiClient) =>
 export const nodeQuery = (api: ApiClient, name: string, protocol: FleetProtocol) =>
   queryOptions({
     queryKey: ["fleet", "node", name, protocol],
-    queryFn: () => api.get<FleetNode>(`/api/v1/fleet/nodes/${enc(name)}?protocol=${protocol}`),
+    queryFn: () => api.call(c.getNode, { params: { name }, query: { protocol } }),
     ...live,
   });
 
@@ -55,8 +51,7 @@ export const WINDOWS: readonly PairWindow[] = ["15m", "1h", "6h", "24h"];
 export const pairQuery = (api: ApiClient, source: string, destination: string, window: PairWindow) =>
   queryOptions({
     queryKey: ["fleet", "pair", source, destination, window],
-    queryFn: () =>
-      api.get<FleetPair>(`/api/v1/fleet/pairs/${enc(source)}/${enc(destination)}?window=${window}`),
+    queryFn: () => api.call(c.getPair, { params: { source, destination }, query: { window } }),
     ...live,
   });
 
@@ -64,6 +59,6 @@ export const pairQuery = (api: ApiClient, source: string, destination: string, w
 export const overviewQuery = (api: ApiClient) =>
   queryOptions({
     queryKey: ["fleet", "overview"],
-    queryFn: () => api.get<FleetOverview>("/api/v1/fleet/overview"),
+    queryFn: () => api.call(c.getOverview),
     ...live,
   });

@@ -1,7 +1,4 @@
-/**
- * Wire types of the console's fleet API (/api/v1/fleet/*), shared with the server: re-exported type-only from
- * apps/console/src/api/fleet-types.ts through the console's web/api-types.ts (nothing of the server is bundled).
- */
+/** Wire types of the console's fleet API (/api/v1/fleet/*), from the contract (@svc/contract). */
 export type {
   FleetCheckRequest,
   FleetCheckResult,
@@ -22,4 +19,4 @@ export type {
   PmtuBadgeWord,
   TopologyNode,
   WorstPair,
-} from "../../../../console/src/web/api-types.ts";
+} from "@svc/contract";

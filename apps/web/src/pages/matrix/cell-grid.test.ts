@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { toGrid } from "../../../../console/src/web/matrix-grid.ts";
+import { toGrid } from "@svc/matrix-grid";
 import type { MatrixCell, MatrixNode } from "../../components/fleet/types.ts";
 import { CellGrid } from "./cell-grid.ts";
 

@@ -1,10 +1,10 @@
 /**
  * The matrix's cells by row (source) and column (destination) of the page's node order, read from the API's grid
  * layout (one tier letter per ordered pair, full cells only where the figures say more than the tier; see the
- * console's web/matrix-grid.ts). Drawing 250,000 cells (500 nodes) reads letters by index; a full cell object is
+ * @svc/matrix-grid). Drawing 250,000 cells (500 nodes) reads letters by index; a full cell object is
  * made only for the one under the pointer. DOM-free (checked by cell-grid.test.ts).
  */
-import { impliedCell, LETTER_TIER } from "../../../../console/src/web/matrix-grid.ts";
+import { impliedCell, LETTER_TIER } from "@svc/matrix-grid";
 import type {
   FleetMatrixGrid,
   FleetProtocol,

@@ -6,6 +6,7 @@ import { Link } from "@tanstack/react-router";
 import { ms, pct } from "../../components/fleet/format.ts";
 import { TierBadge } from "../../components/fleet/protocol-switch.tsx";
 import type { FleetProtocol, PeerRow } from "../../components/fleet/types.ts";
+import { TableHead } from "../../components/table-head.tsx";
 
 /** The table; `node` is the page's node, so each row links to the pair in the right direction. */
 export function PeerTable(p: {
@@ -20,15 +21,15 @@ export function PeerTable(p: {
   return (
     <div className="table-wrap">
       <table className="table" data-testid="peer-table">
-        <thead>
-          <tr>
-            <th scope="col">Peer</th>
-            <th scope="col">Tier</th>
-            <th scope="col">Fail ratio</th>
-            {loss ? <th scope="col">Packet loss</th> : null}
-            {pmtu ? <th scope="col">Path MTU / probe</th> : <th scope="col">RTT p95</th>}
-          </tr>
-        </thead>
+        <TableHead
+          columns={[
+            "Peer",
+            "Tier",
+            "Fail ratio",
+            loss && "Packet loss",
+            pmtu ? "Path MTU / probe" : "RTT p95",
+          ]}
+        />
         <tbody>
           {p.rows.map((r) => {
             const [source, destination] = p.direction === "to" ? [p.node, r.peer] : [r.peer, p.node];

@@ -6,6 +6,7 @@ import { cellWord, PROTOCOL_LABEL, PROTOCOLS, pct } from "../../components/fleet
 import { TierBadge } from "../../components/fleet/protocol-switch.tsx";
 import { overviewQuery } from "../../components/fleet/queries.tsx";
 import type { FleetOverview } from "../../components/fleet/types.ts";
+import { TableHead } from "../../components/table-head.tsx";
 import { useApp } from "../../context.tsx";
 
 function Worst(p: { rows: FleetOverview["worstPairs"] }) {
@@ -13,15 +14,7 @@ function Worst(p: { rows: FleetOverview["worstPairs"] }) {
   return (
     <div className="table-wrap">
       <table className="table" data-testid="worst-pairs">
-        <thead>
-          <tr>
-            <th scope="col">Pair</th>
-            <th scope="col">Protocol</th>
-            <th scope="col">Health</th>
-            <th scope="col">Fail ratio</th>
-            <th scope="col">Packet loss</th>
-          </tr>
-        </thead>
+        <TableHead columns={["Pair", "Protocol", "Health", "Fail ratio", "Packet loss"]} />
         <tbody>
           {p.rows.map((r) => (
             <tr key={`${r.source}-${r.destination}-${r.protocol}`}>
@@ -66,13 +59,7 @@ export function FleetSummary() {
         </dl>
         <div className="table-wrap summary-table">
           <table className="table">
-            <thead>
-              <tr>
-                <th scope="col">Protocol</th>
-                <th scope="col">Pairs monitored</th>
-                <th scope="col">Failing</th>
-              </tr>
-            </thead>
+            <TableHead columns={["Protocol", "Pairs monitored", "Failing"]} />
             <tbody>
               {PROTOCOLS.map((p) => (
                 <tr key={p} data-protocol={p}>

@@ -1,6 +1,7 @@
 /** The latest MTR path of a pair: hop number, address (blank for a silent hop), RTT, and loss when measured. */
 import { ms, pct } from "../../components/fleet/format.ts";
 import type { FleetPair } from "../../components/fleet/types.ts";
+import { TableHead } from "../../components/table-head.tsx";
 
 /** The card; the Loss column only when some hop carries a loss figure. */
 export function MtrPath(p: { mtr: FleetPair["mtr"] }) {
@@ -15,14 +16,7 @@ export function MtrPath(p: { mtr: FleetPair["mtr"] }) {
           <p className="muted small">Traced {new Date(p.mtr.at).toLocaleString()}</p>
           <div className="table-wrap">
             <table className="table" data-testid="mtr-hops">
-              <thead>
-                <tr>
-                  <th scope="col">Hop</th>
-                  <th scope="col">Address</th>
-                  <th scope="col">RTT</th>
-                  {loss ? <th scope="col">Loss</th> : null}
-                </tr>
-              </thead>
+              <TableHead columns={["Hop", "Address", "RTT", loss && "Loss"]} />
               <tbody>
                 {p.mtr.hops.map((h) => (
                   <tr key={h.number}>

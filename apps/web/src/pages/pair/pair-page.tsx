@@ -12,6 +12,7 @@ import { TierBadge } from "../../components/fleet/protocol-switch.tsx";
 import { pairQuery, WINDOWS } from "../../components/fleet/queries.tsx";
 import { type ChartSeries, TimeChart } from "../../components/fleet/time-chart.tsx";
 import type { FleetPair, FleetProtocol, PairWindow } from "../../components/fleet/types.ts";
+import { TableHead } from "../../components/table-head.tsx";
 import { useApp } from "../../context.tsx";
 import { MtrPath } from "./mtr-path.tsx";
 import { RunCheck } from "./run-check.tsx";
@@ -49,15 +50,7 @@ function HealthTable(p: { pair: FleetPair }) {
   return (
     <div className="table-wrap">
       <table className="table" data-testid="pair-health">
-        <thead>
-          <tr>
-            <th scope="col">Protocol</th>
-            <th scope="col">Health</th>
-            <th scope="col">Fail ratio</th>
-            <th scope="col">Packet loss</th>
-            <th scope="col">RTT p95 / Path MTU</th>
-          </tr>
-        </thead>
+        <TableHead columns={["Protocol", "Health", "Fail ratio", "Packet loss", "RTT p95 / Path MTU"]} />
         <tbody>
           {PROTOCOLS.map((proto) => {
             const x = p.pair.protocols[proto];

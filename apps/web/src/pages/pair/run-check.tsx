@@ -2,6 +2,7 @@
  * "Run check": a one-shot TCP diagnostic for exactly this pair through the controller (POST /api/v1/fleet/check),
  * its CheckResult shown when it answers. Offered only to callers holding runs:create.
  */
+import * as c from "@svc/contract";
 import { useState } from "react";
 import { describeError } from "../../api/client.tsx";
 import type { FleetCheckResult } from "../../components/fleet/types.ts";
@@ -23,10 +24,8 @@ export function RunCheck(p: { source: string; destination: string }) {
     setResult(null);
     try {
       setResult(
-        await api.post<FleetCheckResult>("/api/v1/fleet/check", {
-          source: p.source,
-          destination: p.destination,
-          type: "tcp",
+        await api.call(c.runFleetCheck, {
+          body: { source: p.source, destination: p.destination, type: "tcp" },
         }),
       );
     } catch (e) {

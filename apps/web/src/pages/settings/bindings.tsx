@@ -2,10 +2,12 @@
  * Role bindings (spec §5.3; rbac:manage): bindings made through the API (add, remove) and the configured
  * `groupRoles`, which the API cannot revoke and are shown read-only.
  */
+import * as c from "@svc/contract";
 import { useQuery } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
 import { BUILTIN_ROLES, bindingsQuery, rolesQuery } from "../../api/queries.tsx";
 import { ConfirmButton } from "../../components/confirm-button.tsx";
+import { TableHead } from "../../components/table-head.tsx";
 import { ActionStatus, useAction } from "../../components/use-action.tsx";
 import { useApp } from "../../context.tsx";
 
@@ -21,7 +23,7 @@ export function BindingsSection() {
   const add = async (e: FormEvent) => {
     e.preventDefault();
     const ok = await act.run(
-      () => api.post("/api/v1/rbac/bindings", { subject: subject.trim(), role }),
+      () => api.call(c.createBinding, { body: { subject: subject.trim(), role } }),
       `${subject.trim()} now holds ${role}.`,
     );
     if (ok) setSubject("");
@@ -51,14 +53,7 @@ export function BindingsSection() {
       {data.error ? <p className="form-error">{data.error.message}</p> : null}
       <div className="table-wrap">
         <table className="table" aria-label="Role bindings">
-          <thead>
-            <tr>
-              <th scope="col">Subject</th>
-              <th scope="col">Role</th>
-              <th scope="col">Kind</th>
-              <th scope="col">Actions</th>
-            </tr>
-          </thead>
+          <TableHead columns={["Subject", "Role", "Kind", "Actions"]} />
           <tbody>
             {(data.data?.bindings ?? []).map((b) => (
               <tr key={b.id}>
@@ -72,7 +67,7 @@ export function BindingsSection() {
                     disabled={act.busy}
                     onConfirm={() =>
                       void act.run(
-                        () => api.del(`/api/v1/rbac/bindings/${encodeURIComponent(b.id)}`),
+                        () => api.call(c.deleteBinding, { params: { id: b.id } }),
                         `Binding of ${b.subject} removed.`,
                       )
                     }

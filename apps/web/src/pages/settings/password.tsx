@@ -1,4 +1,5 @@
 /** Own password change (local session): current password, new password twice; other sessions end. */
+import * as c from "@svc/contract";
 import { type FormEvent, useState } from "react";
 import { ActionStatus, useAction } from "../../components/use-action.tsx";
 import { useApp } from "../../context.tsx";
@@ -20,9 +21,9 @@ export function PasswordSection(p: { minLength: number }) {
     const ok = await act.run(
       () =>
         // 401 here means "current password is wrong", not "signed out"
-        api.post(
-          "/api/v1/auth/password",
-          { currentPassword: current, newPassword: next },
+        api.call(
+          c.changePassword,
+          { body: { currentPassword: current, newPassword: next } },
           { expect401: true },
         ),
       "Password changed. Your other sessions were signed out.",

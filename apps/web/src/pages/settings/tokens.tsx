@@ -2,11 +2,13 @@
  * API tokens (spec §3.3, §5.6; tokens:manage): create shows the value once, revoke an active token, delete a
  * revoked or spent one.
  */
+import * as c from "@svc/contract";
 import { useQuery } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
 import { tokensQuery } from "../../api/queries.tsx";
 import type { MintedToken } from "../../api/types.tsx";
 import { ConfirmButton } from "../../components/confirm-button.tsx";
+import { TableHead } from "../../components/table-head.tsx";
 import { ActionStatus, useAction } from "../../components/use-action.tsx";
 import { useApp } from "../../context.tsx";
 
@@ -28,7 +30,7 @@ export function TokensSection() {
     const expiresAt =
       Number.isFinite(n) && n > 0 ? new Date(Date.now() + n * 86_400_000).toISOString() : null;
     await act.run(async () => {
-      setMinted(await api.post<MintedToken>("/api/v1/tokens", { name, expiresAt }));
+      setMinted(await api.call(c.mintToken, { body: { name, expiresAt } }));
       setName("");
     });
   };
@@ -64,17 +66,7 @@ export function TokensSection() {
       {tokens.error ? <p className="form-error">{tokens.error.message}</p> : null}
       <div className="table-wrap">
         <table className="table" aria-label="API tokens">
-          <thead>
-            <tr>
-              <th scope="col">Name</th>
-              <th scope="col">Owner</th>
-              <th scope="col">State</th>
-              <th scope="col">Created</th>
-              <th scope="col">Last used</th>
-              <th scope="col">Expires</th>
-              <th scope="col">Actions</th>
-            </tr>
-          </thead>
+          <TableHead columns={["Name", "Owner", "State", "Created", "Last used", "Expires", "Actions"]} />
           <tbody>
             {(tokens.data ?? []).map((t) => (
               <tr key={t.id} data-token={t.name}>
@@ -94,7 +86,7 @@ export function TokensSection() {
                       disabled={act.busy}
                       onConfirm={() =>
                         void act.run(
-                          () => api.post(`/api/v1/tokens/${encodeURIComponent(t.id)}/revoke`),
+                          () => api.call(c.revokeToken, { params: { id: t.id } }),
                           `Token ${t.name} revoked.`,
                         )
                       }
@@ -106,7 +98,7 @@ export function TokensSection() {
                       disabled={act.busy}
                       onConfirm={() =>
                         void act.run(
-                          () => api.del(`/api/v1/tokens/${encodeURIComponent(t.id)}`),
+                          () => api.call(c.deleteToken, { params: { id: t.id } }),
                           `Token ${t.name} deleted.`,
                         )
                       }

@@ -2,11 +2,13 @@
  * Users (spec §3.2, §5.5; local mode, users:manage): create, disable, enable, delete with a second-press confirm,
  * role change (confirmed when it is one's own), reset password. Custom roles are offered only with rbac:manage.
  */
+import * as c from "@svc/contract";
 import { useQuery } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
 import { BUILTIN_ROLES, can, rolesQuery, usersQuery } from "../../api/queries.tsx";
 import type { MeView, UserView } from "../../api/types.tsx";
 import { ConfirmButton } from "../../components/confirm-button.tsx";
+import { TableHead } from "../../components/table-head.tsx";
 import { ActionStatus, useAction } from "../../components/use-action.tsx";
 import { useApp } from "../../context.tsx";
 
@@ -36,9 +38,12 @@ function UserRow(p: { u: UserView; own: boolean; roles: string[]; act: Act }) {
   const [role, setRole] = useState(u.role || "viewer");
   const [resetting, setResetting] = useState(false);
   const [pw, setPw] = useState("");
-  const base = `/api/v1/users/${encodeURIComponent(u.id)}`;
+  const params = { id: u.id };
   const setRoleNow = () =>
-    void act.run(() => api.put(`${base}/role`, { role }), `${u.username} now holds ${role}.`);
+    void act.run(
+      () => api.call(c.setUserRole, { params, body: { role } }),
+      `${u.username} now holds ${role}.`,
+    );
   return (
     <tr data-user={u.username}>
       <th scope="row">
@@ -74,7 +79,7 @@ function UserRow(p: { u: UserView; own: boolean; roles: string[]; act: Act }) {
           <button
             type="button"
             disabled={act.busy}
-            onClick={() => void act.run(() => api.post(`${base}/disable`), `${u.username} disabled.`)}
+            onClick={() => void act.run(() => api.call(c.disableUser, { params }), `${u.username} disabled.`)}
           >
             Disable
           </button>
@@ -82,7 +87,7 @@ function UserRow(p: { u: UserView; own: boolean; roles: string[]; act: Act }) {
           <button
             type="button"
             disabled={act.busy}
-            onClick={() => void act.run(() => api.post(`${base}/enable`), `${u.username} enabled.`)}
+            onClick={() => void act.run(() => api.call(c.enableUser, { params }), `${u.username} enabled.`)}
           >
             Enable
           </button>
@@ -99,7 +104,7 @@ function UserRow(p: { u: UserView; own: boolean; roles: string[]; act: Act }) {
           label="Delete"
           confirmLabel={`Confirm delete ${u.username}`}
           disabled={act.busy}
-          onConfirm={() => void act.run(() => api.del(base), `${u.username} deleted.`)}
+          onConfirm={() => void act.run(() => api.call(c.deleteUser, { params }), `${u.username} deleted.`)}
         />
         {resetting ? (
           <form
@@ -107,7 +112,10 @@ function UserRow(p: { u: UserView; own: boolean; roles: string[]; act: Act }) {
             onSubmit={(e) => {
               e.preventDefault();
               void act
-                .run(() => api.put(`${base}/password`, { password: pw }), `Password of ${u.username} reset.`)
+                .run(
+                  () => api.call(c.resetUserPassword, { params, body: { password: pw } }),
+                  `Password of ${u.username} reset.`,
+                )
                 .then((ok) => {
                   if (!ok) return;
                   setPw("");
@@ -141,7 +149,7 @@ function CreateUser(p: { roles: string[]; act: Act }) {
   const submit = async (e: FormEvent) => {
     e.preventDefault();
     const ok = await p.act.run(
-      () => api.post("/api/v1/users", { username, password, role }),
+      () => api.call(c.createUser, { body: { username, password, role } }),
       `User ${username} created.`,
     );
     if (ok) {
@@ -191,14 +199,7 @@ export function UsersSection(p: { me: MeView }) {
       {users.error ? <p className="form-error">{String(users.error.message)}</p> : null}
       <div className="table-wrap">
         <table className="table" aria-label="Users">
-          <thead>
-            <tr>
-              <th scope="col">Username</th>
-              <th scope="col">Status</th>
-              <th scope="col">Role</th>
-              <th scope="col">Actions</th>
-            </tr>
-          </thead>
+          <TableHead columns={["Username", "Status", "Role", "Actions"]} />
           <tbody>
             {(users.data ?? []).map((u) => (
               <UserRow

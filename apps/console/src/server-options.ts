@@ -1,0 +1,37 @@
+/** Options of ConsoleServer (their own module so that the services can be built from them without the server). */
+import type { Redis } from "ioredis";
+import type { ConsoleConfig } from "./config/schema.ts";
+import type { ConsoleLogger } from "./log.ts";
+import type { Db } from "./store/db.ts";
+
+/** Options of ConsoleServer. */
+export interface ConsoleServerOptions {
+  config: ConsoleConfig;
+  /** the database; undefined = in-memory mode */
+  db?: Db;
+  /**
+   * the shared store (connectShared()); when given, sign-in budgets and sessions live there (replicas > 1).
+   * The caller owns the connection and closes it after stop().
+   */
+  redis?: Redis;
+  /** key prefix in the shared store; default "svc:console:" */
+  redisPrefix?: string;
+  logger?: ConsoleLogger;
+  /** clock in epoch ms; default Date.now */
+  now?: () => number;
+  /** listen address; default "0.0.0.0" (tests: "127.0.0.1") */
+  host?: string;
+  /** override config ports (tests pass 0) */
+  httpPort?: number;
+  metricsPort?: number;
+  version?: string;
+  /** metric name prefix; default "svc" */
+  metricsPrefix?: string;
+  /**
+   * TEST ONLY: replaces the validated `auth.oidc.issuer` (which must be https) with this URL and lets the OIDC
+   * client talk plain http to it. Never set outside tests.
+   */
+  unsafeOidcTestIssuer?: string;
+  /** built SPA to serve (apps/web/dist); default: found when built; false: serve none */
+  webRoot?: string | false;
+}

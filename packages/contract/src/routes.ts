@@ -1,0 +1,48 @@
+/** Every console route, in the order the docs list them. A route the console serves is declared here. */
+import * as auth from "./auth.ts";
+import * as config from "./console-config.ts";
+import * as fleet from "./fleet.ts";
+import * as probes from "./probes.ts";
+import * as rbac from "./rbac.ts";
+import type { RouteSpec } from "./route.ts";
+import * as tokens from "./tokens.ts";
+import * as users from "./users.ts";
+
+/** The console's routes. */
+export const routes: readonly RouteSpec[] = [
+  probes.healthz,
+  probes.readyz,
+  probes.metrics,
+  probes.getOpenApi,
+  config.getConfig,
+  auth.getMe,
+  auth.logout,
+  auth.login,
+  auth.changePassword,
+  auth.oidcStart,
+  auth.oidcCallback,
+  rbac.listAudit,
+  rbac.listBindings,
+  rbac.createBinding,
+  rbac.deleteBinding,
+  rbac.listRoles,
+  rbac.putRole,
+  rbac.deleteRole,
+  users.listUsers,
+  users.createUser,
+  users.setUserRole,
+  users.disableUser,
+  users.enableUser,
+  users.deleteUser,
+  users.resetUserPassword,
+  tokens.listTokens,
+  tokens.mintToken,
+  tokens.revokeToken,
+  tokens.deleteToken,
+  fleet.getMatrix,
+  fleet.getTopology,
+  fleet.getOverview,
+  fleet.getNode,
+  fleet.getPair,
+  fleet.runFleetCheck,
+];
