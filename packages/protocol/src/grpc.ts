@@ -1,10 +1,6 @@
-import { createRequire } from "node:module";
 import * as grpc from "@grpc/grpc-js";
 import * as proto from "./generated/svc.ts";
 import { encodePeerList } from "./peer-list-wire.ts";
-
-/** Absolute path of the wire contract. */
-export const PROTO_PATH = createRequire(import.meta.url).resolve("@svc/protocol/proto/svc.proto");
 
 /**
  * The code generated from svc.proto (`npm run gen:proto`): message types with snake_case fields, 64-bit integers
