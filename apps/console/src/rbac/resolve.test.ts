@@ -66,3 +66,25 @@ test("roles are the union of groupRoles, bindings, else defaultRole", () => {
     ["audit:read"],
   );
 });
+
+test("a group named like an inherited property resolves no role (own keys of groupRoles only)", () => {
+  for (const g of ["constructor", "__proto__", "toString", "hasOwnProperty", "valueOf"]) {
+    const a = resolveAccess(who("header", "header:mallory", [g]), policy, [], []);
+    assert.deepEqual(a.roles, [], `group ${g}`);
+    assert.equal(a.permissions.size, 0, `group ${g}`);
+  }
+  const withDefault = resolveAccess(
+    who("header", "header:m", ["constructor"]),
+    { ...policy, defaultRole: "viewer" },
+    [],
+    [],
+  );
+  assert.deepEqual(
+    withDefault.roles,
+    ["viewer"],
+    "nothing matched: the default role, as for any unknown group",
+  );
+  assert.deepEqual(resolveAccess(who("header", "header:s", ["sre", "toString"]), policy, [], []).roles, [
+    "admin",
+  ]);
+});

@@ -38,8 +38,9 @@ export function resolveAccess(
   else {
     const set = new Set<string>();
     for (const g of p.groups) {
-      const r = policy.groupRoles[g];
-      if (r) set.add(r);
+      // a group is the caller's claim: only the map's own keys count (`constructor`, `__proto__` name nothing)
+      const r = Object.hasOwn(policy.groupRoles, g) ? policy.groupRoles[g] : undefined;
+      if (typeof r === "string" && r !== "") set.add(r);
     }
     const subjects = new Set([p.subject, ...p.groups.map(groupSubject)]);
     for (const b of bindings) if (subjects.has(b.subject)) set.add(b.role);
