@@ -96,8 +96,14 @@ export async function controllerErrorHandler(
  * modules call it on their scope too, so they behave the same on any Fastify instance.
  */
 export function installErrorHandler(app: FastifyInstance): void {
-  if (app.errorHandler !== controllerErrorHandler) app.setErrorHandler(controllerErrorHandler);
+  // Fastify's errorHandler getter does not return the function set, so remember the instances here (setting it
+  // twice on one instance draws Fastify's FSTWRN004 warning)
+  if (withHandler.has(app)) return;
+  withHandler.add(app);
+  app.setErrorHandler(controllerErrorHandler);
 }
+
+const withHandler = new WeakSet<FastifyInstance>();
 
 /** Installs the JSON 404 for unknown routes (root instances only: Fastify allows one per prefix). */
 export function installNotFoundHandler(app: FastifyInstance): void {
