@@ -1,4 +1,4 @@
-/** The web app takes its wire types from @svc/contract and shared logic from packages, never from apps/console. */
+/** The web app takes its wire types from @svc/contract and shared logic from packages, never from the console app. */
 import assert from "node:assert/strict";
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
@@ -11,7 +11,7 @@ function files(dir: string): string[] {
   });
 }
 
-test("no file under apps/web/src imports from apps/console", () => {
+test("no file of the web app imports from the console app", () => {
   const root = new URL(".", import.meta.url).pathname;
   const offenders = files(root).filter((f) =>
     [...readFileSync(f, "utf8").matchAll(/from "([^"]+)"/g)].some(
