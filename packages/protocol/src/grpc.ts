@@ -1,6 +1,5 @@
 import * as grpc from "@grpc/grpc-js";
 import * as proto from "./generated/svc.ts";
-import { encodePeerList } from "./peer-list-wire.ts";
 
 /**
  * The code generated from svc.proto (`npm run gen:proto`): message types with snake_case fields, 64-bit integers
@@ -84,58 +83,27 @@ export type ServiceClientMethods<D> = {
       ) => grpc.ClientUnaryCall;
 };
 
-/** A client factory for one service definition; the constructor is made on first use. */
+/** Handlers of a service definition, as grpc.Server takes them. */
+export type HandlersOf<D> = grpc.UntypedServiceImplementation & ServiceHandlers<D>;
+
+/** A client stub of a service definition. */
+export type ClientOf<D> = grpc.Client & ServiceClientMethods<D>;
+
+/**
+ * A client factory for one service definition (service name from its methods' paths); the constructor is made on
+ * first use.
+ */
 export function serviceClientFactory<C>(
   def: grpc.ServiceDefinition,
-  serviceName: string,
-): (address: string, credentials: grpc.ChannelCredentials, options?: grpc.ClientOptions) => C {
+): (address: string, credentials?: grpc.ChannelCredentials, options?: grpc.ClientOptions) => C {
+  const [first] = Object.values(def);
+  if (!first) throw new Error("a service definition without methods");
+  const serviceName = first.path.slice(1, first.path.lastIndexOf("/"));
   let Ctor: grpc.ServiceClientConstructor | undefined;
-  return (address, credentials, options) => {
+  return (address, credentials = grpc.credentials.createInsecure(), options) => {
     Ctor ??= grpc.makeGenericClientConstructor(def, serviceName);
     return new Ctor(address, credentials, options) as unknown as C;
   };
-}
-
-const agentService = (() => {
-  const def = protoNamedDefinition(proto.AgentServiceService);
-  return {
-    ...def,
-    WatchPeers: {
-      ...def.WatchPeers,
-      requestSerialize: (value: WatchPeersRequest): Buffer =>
-        Buffer.from(
-          proto.WatchPeersRequest.encode({ ...value, incremental: value.incremental === true }).finish(),
-        ),
-      // Peer lists are the controller's bulk traffic: encode them with the fast path that reuses each peer's
-      // encoding (withPeerWire) instead of encoding every peer again per watcher. Same bytes on the wire
-      // (peer-list-wire.test.ts checks every field of the schema).
-      responseSerialize: (value: PeerList): Buffer => encodePeerList(value),
-    },
-  };
-})();
-
-/** Server-side handlers of svc.v1.AgentService. */
-export interface AgentServiceHandlers
-  extends grpc.UntypedServiceImplementation,
-    ServiceHandlers<typeof agentService> {}
-
-/** Client stub of svc.v1.AgentService. */
-export interface AgentServiceClient extends grpc.Client, ServiceClientMethods<typeof agentService> {}
-
-/** The service definition to add to a grpc.Server. */
-export function agentServiceDefinition(): typeof agentService {
-  return agentService;
-}
-
-const newAgentServiceClient = serviceClientFactory<AgentServiceClient>(agentService, "svc.v1.AgentService");
-
-/** A client for svc.v1.AgentService at host:port. */
-export function createAgentServiceClient(
-  address: string,
-  credentials: grpc.ChannelCredentials = grpc.credentials.createInsecure(),
-  options?: grpc.ClientOptions,
-): AgentServiceClient {
-  return newAgentServiceClient(address, credentials, options);
 }
 
 export { grpc };

@@ -5,5 +5,6 @@ export * from "./external.ts";
 export * from "./grpc.ts";
 export * from "./peer.ts";
 export * from "./peer-message.ts";
+export * from "./services.ts";
 export * from "./tasks.ts";
 export * from "./topology.ts";

@@ -3,25 +3,14 @@ import {
   createAgentServiceClient,
   grpc,
   type PeerList,
+  proto,
   type RegisterRequest,
   type RegisterResponse,
 } from "@svc/protocol";
 
 /** Test helper: a registration with every field at its zero value, then the overrides. */
 export function registerRequest(over: Partial<RegisterRequest> = {}): RegisterRequest {
-  return {
-    node_name: "",
-    advertise_address: "",
-    zone: "",
-    labels: {},
-    capabilities: [],
-    http_port: 0,
-    udp_port: 0,
-    metrics_port: 0,
-    version: "",
-    agent_id: "",
-    ...over,
-  };
+  return proto.RegisterRequest.fromPartial(over);
 }
 
 /** Test helper: an open WatchPeers stream that records every PeerList it receives. */
