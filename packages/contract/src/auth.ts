@@ -1,6 +1,6 @@
 /** Sign-in, sign-out, the caller's identity and the OIDC round trip (spec §4.3, §5.4, §5.5, §5.7). */
 import { z } from "zod";
-import { ErrorBody } from "./errors.ts";
+import { errors } from "./errors.ts";
 import { route } from "./route.ts";
 import { text } from "./strings.ts";
 
@@ -43,7 +43,7 @@ export const getMe = route({
   summary: "The caller: subject, display name, groups, resolved roles and permissions, how identified",
   access: "caller",
   spec: true,
-  responses: { 200: MeView, 401: ErrorBody },
+  responses: { 200: MeView, ...errors(401) },
 });
 
 export const logout = route({
@@ -69,7 +69,7 @@ export const login = route({
   access: "none",
   spec: false,
   body: LoginBody,
-  responses: { 200: MeView, 400: ErrorBody, 401: ErrorBody, 404: ErrorBody, 429: ErrorBody },
+  responses: { 200: MeView, ...errors(400, 401, 404, 429) },
 });
 
 export const changePassword = route({
@@ -84,15 +84,7 @@ export const changePassword = route({
   access: "caller",
   spec: false,
   body: PasswordChangeBody,
-  responses: {
-    204: null,
-    400: ErrorBody,
-    401: ErrorBody,
-    403: ErrorBody,
-    404: ErrorBody,
-    422: ErrorBody,
-    429: ErrorBody,
-  },
+  responses: { 204: null, ...errors(400, 401, 403, 404, 422, 429) },
 });
 
 export const oidcStart = route({
@@ -107,7 +99,7 @@ export const oidcStart = route({
   query: z.object({
     returnTo: text(2048).optional().describe("console path to come back to; anything else means /"),
   }),
-  responses: { 302: null, 404: ErrorBody, 429: ErrorBody },
+  responses: { 302: null, ...errors(404, 429) },
 });
 
 export const oidcCallback = route({
@@ -122,5 +114,5 @@ export const oidcCallback = route({
   access: "none",
   spec: true,
   query: z.looseObject({ code: z.string().optional(), state: z.string().optional() }),
-  responses: { 302: null, 401: ErrorBody, 404: ErrorBody, 429: ErrorBody, 502: ErrorBody },
+  responses: { 302: null, ...errors(401, 404, 429, 502) },
 });

@@ -1,6 +1,6 @@
 /** GET /api/v1/config: the console's configuration as the web app needs it, and which backends exist. */
 import { z } from "zod";
-import { ErrorBody } from "./errors.ts";
+import { errors } from "./errors.ts";
 import { route } from "./route.ts";
 
 /** Body of GET /api/v1/config. */
@@ -45,5 +45,5 @@ export const getConfig = route({
   summary: "Console configuration (auth mode, CSRF names, session bounds) and which backends exist",
   access: "caller",
   spec: true,
-  responses: { 200: ConsoleConfigView, 401: ErrorBody },
+  responses: { 200: ConsoleConfigView, ...errors(401) },
 });

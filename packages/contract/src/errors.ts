@@ -38,3 +38,10 @@ export const ErrorBody = z
 
 /** The error body. */
 export type ErrorBody = z.infer<typeof ErrorBody>;
+
+/** The error answers of a route: ErrorBody for each status, e.g. `responses: { 200: X, ...errors(403, 404) }`. */
+export function errors<const S extends readonly number[]>(
+  ...statuses: S
+): { [K in S[number]]: typeof ErrorBody } {
+  return Object.fromEntries(statuses.map((s) => [s, ErrorBody])) as { [K in S[number]]: typeof ErrorBody };
+}

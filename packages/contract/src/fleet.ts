@@ -7,7 +7,7 @@
  * Contract: fields may be added, never renamed or removed.
  */
 import { z } from "zod";
-import { ErrorBody } from "./errors.ts";
+import { errors } from "./errors.ts";
 import { route } from "./route.ts";
 import { text } from "./strings.ts";
 
@@ -254,7 +254,7 @@ export const FleetCheckResult = z
 export type FleetCheckResult = z.infer<typeof FleetCheckResult>;
 
 const protocolQuery = z.object({ protocol: FleetProtocol.default("tcp") });
-const READ_ERRORS = { 401: ErrorBody, 403: ErrorBody, 502: ErrorBody, 503: ErrorBody } as const;
+const READ_ERRORS = errors(401, 403, 502, 503);
 
 export const getMatrix = route({
   name: "getMatrix",
@@ -268,7 +268,7 @@ export const getMatrix = route({
     protocol: FleetProtocol.default("tcp"),
     layout: z.enum(["cells", "grid"], { message: "layout must be cells or grid" }).default("cells"),
   }),
-  responses: { 200: z.union([FleetMatrix, FleetMatrixGrid]), 400: ErrorBody, ...READ_ERRORS },
+  responses: { 200: z.union([FleetMatrix, FleetMatrixGrid]), ...READ_ERRORS, ...errors(400) },
 });
 
 export const getTopology = route({
@@ -304,7 +304,7 @@ export const getNode = route({
   spec: false,
   params: z.object({ name: text(253) }),
   query: protocolQuery,
-  responses: { 200: FleetNode, 400: ErrorBody, 404: ErrorBody, ...READ_ERRORS },
+  responses: { 200: FleetNode, ...READ_ERRORS, ...errors(400, 404) },
 });
 
 export const getPair = route({
@@ -318,7 +318,7 @@ export const getPair = route({
   spec: false,
   params: z.object({ source: text(253), destination: text(253) }),
   query: z.object({ window: PairWindow.default("1h") }),
-  responses: { 200: FleetPair, 400: ErrorBody, 404: ErrorBody, ...READ_ERRORS },
+  responses: { 200: FleetPair, ...READ_ERRORS, ...errors(400, 404) },
 });
 
 export const runFleetCheck = route({
@@ -333,14 +333,5 @@ export const runFleetCheck = route({
   access: "runs:create",
   spec: false,
   body: FleetCheckRequest,
-  responses: {
-    200: FleetCheckResult,
-    400: ErrorBody,
-    403: ErrorBody,
-    404: ErrorBody,
-    501: ErrorBody,
-    502: ErrorBody,
-    503: ErrorBody,
-    504: ErrorBody,
-  },
+  responses: { 200: FleetCheckResult, ...errors(400, 403, 404, 501, 502, 503, 504) },
 });

@@ -3,7 +3,7 @@
  * console's path) and the audit log (GET /api/v1/audit, `audit:read`, newest 200 rows).
  */
 import { z } from "zod";
-import { ErrorBody } from "./errors.ts";
+import { errors } from "./errors.ts";
 import { route } from "./route.ts";
 import { text } from "./strings.ts";
 
@@ -52,8 +52,7 @@ export const listBindings = route({
   spec: true,
   responses: {
     200: z.object({ bindings: z.array(RoleBinding), groupRoles: z.record(z.string(), z.string()) }),
-    403: ErrorBody,
-    503: ErrorBody,
+    ...errors(403, 503),
   },
 });
 
@@ -67,14 +66,7 @@ export const createBinding = route({
   access: "rbac:manage",
   spec: true,
   body: z.strictObject({ subject: text(300), role: text(128) }),
-  responses: {
-    201: RoleBinding,
-    400: ErrorBody,
-    403: ErrorBody,
-    409: ErrorBody,
-    422: ErrorBody,
-    503: ErrorBody,
-  },
+  responses: { 201: RoleBinding, ...errors(400, 403, 409, 422, 503) },
 });
 
 export const deleteBinding = route({
@@ -87,7 +79,7 @@ export const deleteBinding = route({
   access: "rbac:manage",
   spec: true,
   params: z.object({ id: text(64) }),
-  responses: { 204: null, 403: ErrorBody, 404: ErrorBody, 409: ErrorBody, 503: ErrorBody },
+  responses: { 204: null, ...errors(403, 404, 409, 503) },
 });
 
 export const listRoles = route({
@@ -100,8 +92,7 @@ export const listRoles = route({
   spec: false,
   responses: {
     200: z.object({ builtin: z.record(z.string(), z.array(z.string())), custom: z.array(CustomRole) }),
-    403: ErrorBody,
-    503: ErrorBody,
+    ...errors(403, 503),
   },
 });
 
@@ -117,14 +108,7 @@ export const putRole = route({
   spec: false,
   params: z.object({ name: text(64) }),
   body: z.strictObject({ permissions: z.array(text(64)).max(64) }),
-  responses: {
-    200: CustomRole,
-    400: ErrorBody,
-    403: ErrorBody,
-    409: ErrorBody,
-    422: ErrorBody,
-    503: ErrorBody,
-  },
+  responses: { 200: CustomRole, ...errors(400, 403, 409, 422, 503) },
 });
 
 export const deleteRole = route({
@@ -136,7 +120,7 @@ export const deleteRole = route({
   access: "rbac:manage",
   spec: false,
   params: z.object({ name: text(64) }),
-  responses: { 204: null, 403: ErrorBody, 404: ErrorBody, 409: ErrorBody, 503: ErrorBody },
+  responses: { 204: null, ...errors(403, 404, 409, 503) },
 });
 
 export const listAudit = route({
@@ -147,5 +131,5 @@ export const listAudit = route({
   summary: "The newest 200 audit rows; no time or scope filter",
   access: "audit:read",
   spec: true,
-  responses: { 200: z.object({ rows: z.array(AuditRowView) }), 403: ErrorBody, 503: ErrorBody },
+  responses: { 200: z.object({ rows: z.array(AuditRowView) }), ...errors(403, 503) },
 });

@@ -3,7 +3,7 @@
  * Only a session or header identity mints: a token or the anonymous caller gets 403.
  */
 import { z } from "zod";
-import { ErrorBody } from "./errors.ts";
+import { errors } from "./errors.ts";
 import { route } from "./route.ts";
 import { text } from "./strings.ts";
 
@@ -42,7 +42,7 @@ export const listTokens = route({
   summary: "API tokens",
   access: "tokens:manage",
   spec: false,
-  responses: { 200: z.object({ tokens: z.array(TokenView) }), 403: ErrorBody, 503: ErrorBody },
+  responses: { 200: z.object({ tokens: z.array(TokenView) }), ...errors(403, 503) },
 });
 
 export const mintToken = route({
@@ -63,7 +63,7 @@ export const mintToken = route({
       .optional()
       .describe("ISO 8601; null or absent: never"),
   }),
-  responses: { 201: MintedToken, 400: ErrorBody, 403: ErrorBody, 422: ErrorBody, 503: ErrorBody },
+  responses: { 201: MintedToken, ...errors(400, 403, 422, 503) },
 });
 
 export const revokeToken = route({
@@ -76,7 +76,7 @@ export const revokeToken = route({
   access: "tokens:manage",
   spec: false,
   params: TokenIdParams,
-  responses: { 200: TokenView, 403: ErrorBody, 404: ErrorBody, 409: ErrorBody, 503: ErrorBody },
+  responses: { 200: TokenView, ...errors(403, 404, 409, 503) },
 });
 
 export const deleteToken = route({
@@ -89,5 +89,5 @@ export const deleteToken = route({
   access: "tokens:manage",
   spec: false,
   params: TokenIdParams,
-  responses: { 204: null, 403: ErrorBody, 404: ErrorBody, 409: ErrorBody, 503: ErrorBody },
+  responses: { 204: null, ...errors(403, 404, 409, 503) },
 });

@@ -3,7 +3,7 @@
  * `auth.mode` is local. Sub-paths and bodies are the console's (the spec leaves them open).
  */
 import { z } from "zod";
-import { ErrorBody } from "./errors.ts";
+import { errors } from "./errors.ts";
 import { route } from "./route.ts";
 import { text } from "./strings.ts";
 
@@ -33,7 +33,7 @@ export const listUsers = route({
   description: MODE,
   access: "users:manage",
   spec: true,
-  responses: { 200: z.object({ users: z.array(UserView) }), 403: ErrorBody, 404: ErrorBody },
+  responses: { 200: z.object({ users: z.array(UserView) }), ...errors(403, 404) },
 });
 
 export const createUser = route({
@@ -46,14 +46,7 @@ export const createUser = route({
   access: "users:manage",
   spec: true,
   body: z.strictObject({ username: text(256), password: text(1024), role: text(128) }),
-  responses: {
-    201: UserView,
-    400: ErrorBody,
-    403: ErrorBody,
-    404: ErrorBody,
-    409: ErrorBody,
-    422: ErrorBody,
-  },
+  responses: { 201: UserView, ...errors(400, 403, 404, 409, 422) },
 });
 
 export const setUserRole = route({
@@ -67,14 +60,7 @@ export const setUserRole = route({
   spec: true,
   params: UserIdParams,
   body: z.strictObject({ role: text(128) }),
-  responses: {
-    200: UserView,
-    400: ErrorBody,
-    403: ErrorBody,
-    404: ErrorBody,
-    409: ErrorBody,
-    422: ErrorBody,
-  },
+  responses: { 200: UserView, ...errors(400, 403, 404, 409, 422) },
 });
 
 export const disableUser = route({
@@ -87,7 +73,7 @@ export const disableUser = route({
   access: "users:manage",
   spec: true,
   params: UserIdParams,
-  responses: { 204: null, 403: ErrorBody, 404: ErrorBody, 409: ErrorBody, 502: ErrorBody },
+  responses: { 204: null, ...errors(403, 404, 409, 502) },
 });
 
 export const enableUser = route({
@@ -100,7 +86,7 @@ export const enableUser = route({
   access: "users:manage",
   spec: true,
   params: UserIdParams,
-  responses: { 204: null, 403: ErrorBody, 404: ErrorBody, 502: ErrorBody },
+  responses: { 204: null, ...errors(403, 404, 502) },
 });
 
 export const deleteUser = route({
@@ -113,7 +99,7 @@ export const deleteUser = route({
   access: "users:manage",
   spec: true,
   params: UserIdParams,
-  responses: { 204: null, 403: ErrorBody, 404: ErrorBody, 409: ErrorBody, 502: ErrorBody },
+  responses: { 204: null, ...errors(403, 404, 409, 502) },
 });
 
 export const resetUserPassword = route({
@@ -127,5 +113,5 @@ export const resetUserPassword = route({
   spec: true,
   params: UserIdParams,
   body: z.strictObject({ password: text(1024) }),
-  responses: { 204: null, 400: ErrorBody, 403: ErrorBody, 404: ErrorBody, 422: ErrorBody },
+  responses: { 204: null, ...errors(400, 403, 404, 422) },
 });
