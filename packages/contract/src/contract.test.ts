@@ -4,8 +4,9 @@ import { readdirSync, readFileSync } from "node:fs";
 import { test } from "node:test";
 import { z } from "zod";
 import { ErrorBody } from "./errors.ts";
+import { buildOpenApi } from "./openapi.ts";
 import { PERMISSIONS } from "./permissions.ts";
-import { pathOf, queryString, successStatuses } from "./route.ts";
+import { pathOf, queryString, route, successStatuses } from "./route.ts";
 import { routes } from "./routes.ts";
 import { isStorable, text } from "./strings.ts";
 import { WsClientMessage, WsServerMessage } from "./ws.ts";
@@ -79,4 +80,28 @@ test("the package imports nothing but zod and itself (the web app bundles it)", 
       assert.ok(spec === "zod" || spec.startsWith("./"), `${f} imports ${spec}`);
     }
   }
+});
+
+test("buildOpenApi refuses a route declared twice and an id whose request and response forms differ", () => {
+  const [first] = routes;
+  assert.ok(first);
+  assert.throws(() => buildOpenApi([first, first], { title: "t", version: "0" }), /declared twice/);
+  const Draft = z.object({ n: z.number().default(1) }).meta({ id: "TestDraftWithDefault" });
+  const both = route({
+    name: "testDraft",
+    method: "POST",
+    path: "/test",
+    tag: "t",
+    summary: "t",
+    access: "none",
+    spec: false,
+    body: Draft,
+    responses: { 200: Draft },
+  });
+  assert.throws(
+    () => buildOpenApi([both], { title: "t", version: "0" }),
+    /TestDraftWithDefault converts to two/,
+  );
+  const out = buildOpenApi([{ ...both, body: z.object({ n: z.number() }) }], { title: "t", version: "0" });
+  assert.ok((out.components as { schemas: Record<string, unknown> }).schemas.TestDraftWithDefault);
 });

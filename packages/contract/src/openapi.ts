@@ -49,49 +49,33 @@ class SchemaSet {
     const defs = (raw.$defs ?? {}) as Record<string, JsonObject>;
     delete raw.$defs;
     delete raw.$schema;
-    const same = new Map(Object.keys(defs).map((id) => [id, id]));
-    // a schema whose input form differs from its output form (defaults, optional keys) is stored as `<id>Input`
-    const names = new Map<string, string>();
-    for (const [id, def] of Object.entries(defs)) names.set(id, this.nameFor(id, io, rewrite(def, same)));
-    for (const [id, def] of Object.entries(defs))
-      this.components[names.get(id) ?? id] = rewrite(def, names) as JsonObject;
-    return rewrite(raw, names) as JsonObject;
+    for (const [id, def] of Object.entries(defs)) this.place(id, rewrite(def) as JsonObject);
+    return rewrite(raw) as JsonObject;
   }
 
-  private nameFor(id: string, io: "input" | "output", body: Json): string {
-    const text = JSON.stringify(body);
-    const candidates = io === "input" ? [id, `${id}Input`] : [id];
-    for (const name of candidates) {
-      const have = this.components[name];
-      if (have === undefined || JSON.stringify(rewriteBack(have)) === text) return name;
+  /** Stores component `id`; one id must convert to one schema wherever it is used. */
+  private place(id: string, body: JsonObject): void {
+    const have = this.components[id];
+    if (have !== undefined && JSON.stringify(have) !== JSON.stringify(body)) {
+      throw new Error(
+        `schema id ${id} converts to two different schemas (its request and response forms differ?): ` +
+          "give the request form its own id",
+      );
     }
-    throw new Error(`schema id ${id} names two different schemas`);
+    this.components[id] = body;
   }
 }
 
-/** A stored component with its references back in `#/$defs/<id>` form (to compare with a fresh conversion). */
-function rewriteBack(v: Json): Json {
-  if (Array.isArray(v)) return v.map(rewriteBack);
+/** `#/$defs/<id>` references (zod's) as component references. */
+function rewrite(v: Json): Json {
+  if (Array.isArray(v)) return v.map(rewrite);
   if (v === null || typeof v !== "object") return v;
   const out: JsonObject = {};
   for (const [k, x] of Object.entries(v)) {
     out[k] =
-      k === "$ref" && typeof x === "string" && x.startsWith(COMPONENT_PREFIX)
-        ? `${COMPONENT_PREFIX}${x.slice(COMPONENT_PREFIX.length).replace(/Input$/, "")}`
-        : rewriteBack(x);
-  }
-  return out;
-}
-
-function rewrite(v: Json, names: ReadonlyMap<string, string>): Json {
-  if (Array.isArray(v)) return v.map((x) => rewrite(x, names));
-  if (v === null || typeof v !== "object") return v;
-  const out: JsonObject = {};
-  for (const [k, x] of Object.entries(v)) {
-    if (k === "$ref" && typeof x === "string" && x.startsWith("#/$defs/")) {
-      const id = x.slice("#/$defs/".length);
-      out[k] = `${COMPONENT_PREFIX}${names.get(id) ?? id}`;
-    } else out[k] = rewrite(x, names);
+      k === "$ref" && typeof x === "string" && x.startsWith("#/$defs/")
+        ? `${COMPONENT_PREFIX}${x.slice("#/$defs/".length)}`
+        : rewrite(x);
   }
   return out;
 }
