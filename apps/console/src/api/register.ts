@@ -45,7 +45,7 @@ export interface RouteOptions {
 export type AddRoute = <S extends RouteSpec>(spec: S, handler: Handler<S>, opts?: RouteOptions) => void;
 
 /** The Fastify path of a declaration (`{id}` -> `:id`). */
-export function fastifyPath(spec: RouteSpec): string {
+function fastifyPath(spec: RouteSpec): string {
   return spec.path.replace(/\{([A-Za-z]+)\}/g, ":$1");
 }
 

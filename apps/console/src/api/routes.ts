@@ -1,5 +1,5 @@
 /** Registers every console API route on `app` against its contract declaration (one place to see them all). */
-import { consoleApiDocument, getOpenApi } from "@svc/contract";
+import { consoleApiDocument, getOpenApi, type OpenApiDocument } from "@svc/contract";
 import type { FastifyInstance } from "fastify";
 import type { ConsoleConfig } from "../config/schema.ts";
 import type { FleetService } from "../fleet/fleet-service.ts";
@@ -35,10 +35,10 @@ export function addConsoleRoutes(app: FastifyInstance, deps: ConsoleRouteDeps): 
   const { config, services: s, cookies, metrics, resolveAccess, audit } = deps;
   const add = routeAdder(app, resolveAccess);
   const setSessionCookies = cookies.setSession.bind(cookies);
-  let openApi: unknown;
+  let openApi: OpenApiDocument | undefined; // built on first request, not at start-up
   add(getOpenApi, async () => {
     openApi ??= consoleApiDocument(deps.version);
-    return openApi as Record<string, unknown>;
+    return openApi;
   });
   addConfigRoute(add, { config, version: deps.version, databaseKind: () => deps.store?.kind ?? null });
   addAuthRoutes(add, {
