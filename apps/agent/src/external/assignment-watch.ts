@@ -3,10 +3,10 @@ import {
   type ExternalCheckAssignment,
   type ExternalCheckServiceClient,
   type ExternalCheckSpecMessage,
-  grpc,
+  type grpc,
 } from "@svc/protocol";
 import type { ProbeClock } from "../clock/probe-clock.ts";
-import { CONTROLLER_CHANNEL_OPTIONS, ControllerChannel } from "../grpc/controller-channel.ts";
+import { type ControllerChannel, controllerChannel } from "../grpc/controller-channel.ts";
 import { ReconnectingStream } from "../grpc/reconnecting-stream.ts";
 import type { BackoffPolicy } from "../registration/facts.ts";
 import { type Logger, silentLogger } from "../registration/logger.ts";
@@ -46,13 +46,7 @@ export class AssignmentWatch {
   start(): void {
     if (this.#stream) return;
     const o = this.#opts;
-    const channel = new ControllerChannel(() =>
-      createExternalCheckServiceClient(
-        o.controllerAddress,
-        o.credentials ?? grpc.credentials.createInsecure(),
-        CONTROLLER_CHANNEL_OPTIONS,
-      ),
-    );
+    const channel = controllerChannel(createExternalCheckServiceClient, o.controllerAddress, o.credentials);
     this.#channel = channel;
     this.#stream = new ReconnectingStream<ExternalCheckAssignment>({
       name: "external-check watch",

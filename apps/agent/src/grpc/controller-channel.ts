@@ -1,3 +1,5 @@
+import type { grpc } from "@svc/protocol";
+
 /** The one method of a generated gRPC client the channel needs. */
 export interface Closable {
   close(): void;
@@ -49,3 +51,19 @@ export const CONTROLLER_CHANNEL_OPTIONS = {
   "grpc.initial_reconnect_backoff_ms": 500,
   "grpc.max_reconnect_backoff_ms": 5000,
 } as const;
+
+/** A generated client factory (`createTaskServiceClient`, ...): insecure credentials when none are given. */
+export type ClientFactory<C> = (
+  address: string,
+  credentials?: grpc.ChannelCredentials,
+  options?: grpc.ClientOptions,
+) => C;
+
+/** A channel to the controller at `address` for one service, with CONTROLLER_CHANNEL_OPTIONS. */
+export function controllerChannel<C extends Closable>(
+  create: ClientFactory<C>,
+  address: string,
+  credentials?: grpc.ChannelCredentials,
+): ControllerChannel<C> {
+  return new ControllerChannel(() => create(address, credentials, CONTROLLER_CHANNEL_OPTIONS));
+}

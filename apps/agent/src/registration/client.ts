@@ -4,7 +4,7 @@ import {
   applyPeerList,
   byNodeThenId,
   createAgentServiceClient,
-  grpc,
+  type grpc,
   type Peer,
   type PeerList,
   type PeerMessage,
@@ -13,7 +13,7 @@ import {
   type RegisterResponse,
 } from "@svc/protocol";
 import type { ProbeClock } from "../clock/probe-clock.ts";
-import { CONTROLLER_CHANNEL_OPTIONS, ControllerChannel } from "../grpc/controller-channel.ts";
+import { type ControllerChannel, controllerChannel } from "../grpc/controller-channel.ts";
 import { ReconnectingStream } from "../grpc/reconnecting-stream.ts";
 import type { BackoffPolicy } from "./facts.ts";
 import { type Logger, silentLogger } from "./logger.ts";
@@ -83,13 +83,7 @@ export class RegistrationClient {
     this.#agentId = opts.agentId ?? randomUUID();
     this.#capabilities = [...opts.capabilities];
     this.#zone = opts.zone;
-    this.#channel = new ControllerChannel(() =>
-      createAgentServiceClient(
-        opts.controllerAddress,
-        opts.credentials ?? grpc.credentials.createInsecure(),
-        CONTROLLER_CHANNEL_OPTIONS,
-      ),
-    );
+    this.#channel = controllerChannel(createAgentServiceClient, opts.controllerAddress, opts.credentials);
     this.#stream = new ReconnectingStream<PeerList>({
       name: "peer watch",
       open: () => this.#registerAndWatch(),

@@ -1,12 +1,12 @@
 import {
   createTaskServiceClient,
-  grpc,
+  type grpc,
   type TaskMessage,
   type TaskResultMessage,
   type TaskServiceClient,
 } from "@svc/protocol";
 import type { ProbeClock } from "../clock/probe-clock.ts";
-import { CONTROLLER_CHANNEL_OPTIONS, ControllerChannel } from "../grpc/controller-channel.ts";
+import { type ControllerChannel, controllerChannel } from "../grpc/controller-channel.ts";
 import { ReconnectingStream } from "../grpc/reconnecting-stream.ts";
 import type { BackoffPolicy } from "../registration/facts.ts";
 import { type Logger, silentLogger } from "../registration/logger.ts";
@@ -78,13 +78,7 @@ export class AgentTaskRunner {
       defaultDnsQuery: opts.defaultDnsQuery,
       mtrMaxHops: opts.mtrMaxHops,
     };
-    this.#channel = new ControllerChannel(() =>
-      createTaskServiceClient(
-        opts.controllerAddress,
-        opts.credentials ?? grpc.credentials.createInsecure(),
-        CONTROLLER_CHANNEL_OPTIONS,
-      ),
-    );
+    this.#channel = controllerChannel(createTaskServiceClient, opts.controllerAddress, opts.credentials);
     this.#stream = new ReconnectingStream<TaskMessage>({
       name: "task stream",
       open: () => this.#open(),
