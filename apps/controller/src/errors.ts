@@ -16,7 +16,8 @@ export type ControllerErrorCode =
   | "disabled"
   | "upstream_failed"
   | "not_leader"
-  | "timeout";
+  | "timeout"
+  | "conflict";
 
 /** Base class: a message for the caller plus a stable code. */
 export class ControllerError extends Error {
@@ -106,5 +107,12 @@ export class NotLeaderError extends ControllerError {
 export class TimeoutError extends ControllerError {
   constructor(message: string) {
     super("timeout", message);
+  }
+}
+
+/** The request conflicts with state another caller holds, e.g. a node name held by a live agent (HTTP 409, gRPC ALREADY_EXISTS). */
+export class ConflictError extends ControllerError {
+  constructor(message: string) {
+    super("conflict", message);
   }
 }

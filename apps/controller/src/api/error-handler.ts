@@ -33,6 +33,7 @@ export const HTTP_STATUS: Readonly<Record<ControllerErrorCode, number>> = {
   upstream_failed: 502,
   not_leader: 503,
   timeout: 504,
+  conflict: 409,
 };
 
 /** How a route words its error bodies (route `config.errorBody`; default "json"). */

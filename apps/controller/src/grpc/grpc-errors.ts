@@ -14,6 +14,7 @@ export const GRPC_STATUS: Readonly<Record<ControllerErrorCode, grpc.status>> = {
   upstream_failed: grpc.status.UNAVAILABLE,
   not_leader: grpc.status.UNAVAILABLE,
   timeout: grpc.status.DEADLINE_EXCEEDED,
+  conflict: grpc.status.ALREADY_EXISTS,
 };
 
 /**
