@@ -56,7 +56,7 @@ export class CookiePolicy {
       maxAgeSeconds,
       httpOnly,
     });
-    reply.header("set-cookie", [...this.pending(reply), cookie]);
+    this.replaceAll(reply, [...this.pending(reply), cookie]);
   }
 
   /** Sets the session cookie (HttpOnly) and its CSRF cookie (readable by the SPA). */
@@ -70,13 +70,28 @@ export class CookiePolicy {
     const keep = this.pending(reply).filter(
       (c) => !c.startsWith(`${this.session}=`) && !c.startsWith(`${this.csrf}=`),
     );
-    reply.header("set-cookie", keep);
+    this.replaceAll(reply, keep);
     this.set(reply, this.session, "", 0, true);
     this.set(reply, this.csrf, "", 0, false);
   }
 
   private ttlS(): number {
     return this.config.auth.session.ttl / 1000;
+  }
+
+  /**
+   * Writes the reply's Set-Cookie list as `cookies`, one line per cookie name (a later line for a name replaces an
+   * earlier one). Fastify's reply.header appends to an existing Set-Cookie, so the old list is removed first.
+   */
+  private replaceAll(reply: FastifyReply, cookies: readonly string[]): void {
+    const byName = new Map<string, string>();
+    for (const c of cookies) {
+      const name = c.slice(0, c.indexOf("="));
+      byName.delete(name);
+      byName.set(name, c);
+    }
+    reply.removeHeader("set-cookie");
+    if (byName.size > 0) reply.header("set-cookie", [...byName.values()]);
   }
 
   private pending(reply: FastifyReply): string[] {

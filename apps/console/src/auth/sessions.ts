@@ -47,6 +47,15 @@ export interface SessionBounds {
 // Sliding expiry is written at most this often per session, to keep reads from becoming writes.
 const TOUCH_EVERY_MS = 15_000;
 
+/**
+ * How often the idle stamp is written: every 15 s, but at least three times per idle timeout, so a session used
+ * more often than its idle timeout never ends (a timeout of 1 s is stamped every 333 ms). 0 (no idle bound):
+ * every 15 s.
+ */
+export function touchInterval(idleMs: number): number {
+  return idleMs > 0 ? Math.min(TOUCH_EVERY_MS, Math.floor(idleMs / 3)) : TOUCH_EVERY_MS;
+}
+
 /** Creates, validates, slides and purges sessions in the store. */
 export class SessionManager {
   constructor(
@@ -91,7 +100,7 @@ export class SessionManager {
       await this.store.deleteSession(idHash);
       return { state: "expired" };
     }
-    if (t - record.lastSeenAt >= TOUCH_EVERY_MS) {
+    if (t - record.lastSeenAt >= touchInterval(this.bounds.idleMs)) {
       await this.store.touchSession(idHash, t);
       record.lastSeenAt = t;
     }
