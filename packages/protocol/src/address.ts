@@ -1,7 +1,13 @@
 import { isIP } from "node:net";
 
 /** Why an advertise address is refused; undefined when it is acceptable. */
-export type AddressProblem = "not an IP literal" | "unspecified" | "loopback" | "multicast" | "broadcast";
+export type AddressProblem =
+  | "not an IP literal"
+  | "unspecified"
+  | "loopback"
+  | "link-local"
+  | "multicast"
+  | "broadcast";
 
 function ipv4Octets(addr: string): number[] {
   return addr.split(".").map((p) => Number.parseInt(p, 10));
@@ -25,8 +31,11 @@ function ipv6Groups(addr: string): number[] {
 }
 
 function ipv4Problem(o: number[]): AddressProblem | undefined {
-  if (o.every((x) => x === 0)) return "unspecified";
+  // 0.0.0.0/8 is "this network" (RFC 1122): never a host another node can reach
+  if (o[0] === 0) return "unspecified";
   if (o[0] === 127) return "loopback";
+  // 169.254.0.0/16 holds cloud metadata services (169.254.169.254); never an agent
+  if (o[0] === 169 && o[1] === 254) return "link-local";
   if ((o[0] ?? 0) >= 224 && (o[0] ?? 0) <= 239) return "multicast";
   if (o.every((x) => x === 255)) return "broadcast";
   return undefined;
@@ -34,7 +43,8 @@ function ipv4Problem(o: number[]): AddressProblem | undefined {
 
 /**
  * Classifies an address an agent advertises (spec §8.2 `agent.advertiseAddress`, and the controller's
- * registration check): it must be an IP literal and not unspecified, loopback, multicast or broadcast.
+ * registration check): it must be an IP literal and not unspecified (0.0.0.0/8, ::), loopback, link-local
+ * (169.254.0.0/16, fe80::/10), multicast or broadcast.
  * IPv4-mapped IPv6 literals are judged by their IPv4 address. Returns undefined when acceptable.
  */
 export function advertiseAddressProblem(address: string): AddressProblem | undefined {
@@ -49,6 +59,7 @@ export function advertiseAddressProblem(address: string): AddressProblem | undef
   }
   if (g.every((x) => x === 0)) return "unspecified";
   if (g.slice(0, 7).every((x) => x === 0) && g[7] === 1) return "loopback";
+  if (((g[0] ?? 0) & 0xffc0) === 0xfe80) return "link-local";
   if (((g[0] ?? 0) & 0xff00) === 0xff00) return "multicast";
   return undefined;
 }

@@ -84,10 +84,84 @@ test("bad node name and advertise addresses are refused, naming the field", asyn
     "224.0.0.5",
     "255.255.255.255",
     "ff02::1",
+    "169.254.169.254",
+    "fe80::1",
   ]) {
     const err = await refused(registerRequest({ node_name: "bad-addr", advertise_address: addr }));
     assert.match(err.details, /^advertise_address:/, addr);
   }
+});
+
+test("every registration field is bounded: INVALID_ARGUMENT names the field, the error stays small", async () => {
+  const big = "x".repeat(100_000);
+  const manyLabels = Object.fromEntries(Array.from({ length: 33 }, (_, i) => [`k${i}`, "v"]));
+  const heavyLabels = Object.fromEntries(Array.from({ length: 20 }, (_, i) => [`k${i}`, "v".repeat(250)]));
+  const cases: [Partial<Parameters<typeof registerRequest>[0]>, RegExp][] = [
+    [{ node_name: big }, /^node_name: at most 253 bytes/],
+    [{ node_name: "n\u0000ul" }, /^node_name: must not contain control characters/],
+    [{ agent_id: big }, /^agent_id: at most 253 bytes/],
+    [{ zone: "z".repeat(64) }, /^zone: at most 63 bytes/],
+    [{ version: big }, /^version: at most 64 bytes/],
+    [{ labels: manyLabels }, /^labels: at most 32 entries, got 33/],
+    [{ labels: { [big]: "v" } }, /^labels: key: at most 317 bytes/],
+    [{ labels: { k: big } }, /^labels: value of one key: at most 256 bytes/],
+    [{ labels: heavyLabels }, /^labels: at most 4096 bytes in all/],
+    [{ capabilities: Array.from({ length: 33 }, (_, i) => `c${i}`) }, /^capabilities: at most 32 entries/],
+    [{ capabilities: [big] }, /^capabilities: an entry: at most 64 bytes/],
+    [{ advertise_address: big }, /^advertise_address: not an IP literal address refused/],
+  ];
+  for (const [over, want] of cases) {
+    const err = await refused(
+      registerRequest({ node_name: "bounded", advertise_address: "198.18.0.13", ...over }),
+    );
+    assert.match(err.details, want);
+    assert.ok(err.details.length < 300, `error of ${err.details.length} chars`);
+  }
+  assert.equal(controller.registry.agentOnNode("bounded"), undefined);
+  // at the bounds: accepted
+  const atBounds = await raw.register(
+    registerRequest({
+      node_name: "n".repeat(253),
+      advertise_address: "198.18.0.13",
+      labels: Object.fromEntries(
+        Array.from({ length: 16 }, (_, i) => [`k${i}`.padEnd(10, "_"), "v".repeat(246)]),
+      ),
+      capabilities: Array.from({ length: 32 }, (_, i) => `cap-${i}`),
+    }),
+  );
+  await raw.deregister(atBounds.agent_id);
+});
+
+test("a live agent's node name is not taken from another address: ALREADY_EXISTS with the holder's address", async () => {
+  await raw.register(
+    registerRequest({ node_name: "owned", advertise_address: "198.18.0.20", agent_id: "holder" }),
+  );
+  const err = await raw
+    .register(registerRequest({ node_name: "owned", advertise_address: "198.18.0.21", agent_id: "thief" }))
+    .then(
+      () => assert.fail("registration accepted"),
+      (e: ServiceError) => e,
+    );
+  assert.equal(err.code, grpc.status.ALREADY_EXISTS);
+  assert.match(err.details, /node name "owned" is held by a live agent at 198\.18\.0\.20/);
+  assert.equal(controller.registry.agentOnNode("owned")?.id, "holder");
+  assert.equal(await raw.heartbeat("holder"), true);
+  // the holder itself re-registering (same address, say after a capability change) is fine
+  await raw.register(
+    registerRequest({
+      node_name: "owned",
+      advertise_address: "198.18.0.20",
+      agent_id: "holder",
+      capabilities: ["x"],
+    }),
+  );
+  await raw.deregister("holder");
+  // once the holder has left, the name is free
+  const res = await raw.register(
+    registerRequest({ node_name: "owned", advertise_address: "198.18.0.21", agent_id: "next" }),
+  );
+  assert.equal(res.agent_id, "next");
+  await raw.deregister("next");
 });
 
 test("loopback agents are accepted only when the controller allows them", async () => {

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
+import { ConflictError } from "../errors.ts";
 import type { Registration } from "./agent.ts";
 import { AgentRegistry, type RegistryChange } from "./registry.ts";
 
@@ -19,21 +20,84 @@ function reg(over: Partial<Registration> = {}): Registration {
   };
 }
 
-test("re-registering a node name replaces the previous agent, whatever its id", () => {
+test("re-registering a node name from the same address replaces the previous agent, whatever its id", () => {
   const r = new AgentRegistry({ ttlMs: 30_000 });
   const changes: RegistryChange[] = [];
   r.onChange((c) => changes.push(c));
   r.register(reg({ agentId: "old" }));
-  r.register(reg({ agentId: "new", address: "198.18.0.9" }));
+  r.register(reg({ agentId: "new", capabilities: ["plane:tcp"] }));
   assert.deepEqual(
     r.list().map((a) => [a.id, a.address]),
-    [["new", "198.18.0.9"]],
+    [["new", "198.18.0.1"]],
   );
   const last = changes.at(-1);
   assert.equal(last?.kind, "registered");
   assert.deepEqual(last?.kind === "registered" ? last.replaced.map((a) => a.id) : [], ["old"]);
   assert.equal(r.heartbeat("old"), false);
   assert.equal(r.heartbeat("new"), true);
+  assert.equal(r.agentOnNode("node-a")?.id, "new");
+});
+
+test("a live agent's node name cannot be taken from another address until its TTL lapses", () => {
+  let now = 1_000_000;
+  const r = new AgentRegistry({ ttlMs: 30_000, now: () => now });
+  r.register(reg({ agentId: "real" }));
+  const changes: RegistryChange[] = [];
+  r.onChange((c) => changes.push(c));
+  assert.throws(
+    () => r.register(reg({ agentId: "intruder", address: "198.18.0.66" })),
+    (err: unknown) =>
+      err instanceof ConflictError &&
+      err.code === "conflict" &&
+      err.message.includes('node name "node-a"') &&
+      err.message.includes("198.18.0.1"),
+  );
+  assert.deepEqual(changes, [], "a refused registration changes nothing");
+  assert.equal(r.agentOnNode("node-a")?.id, "real");
+  // the holder keeps heartbeating: still refused just before the TTL lapses
+  now += 29_000;
+  r.heartbeat("real");
+  now += 30_000;
+  assert.throws(() => r.register(reg({ agentId: "intruder", address: "198.18.0.66" })), ConflictError);
+  // silent for longer than the TTL (not yet swept): the name can be taken
+  now += 1;
+  const taken = r.register(reg({ agentId: "successor", address: "198.18.0.66" }));
+  assert.equal(taken.id, "successor");
+  assert.deepEqual(
+    r.list().map((a) => a.id),
+    ["successor"],
+  );
+});
+
+test("a live agent id cannot be re-registered from another address under another name", () => {
+  const r = new AgentRegistry({ ttlMs: 30_000 });
+  r.register(reg({ agentId: "a1", nodeName: "node-a" }));
+  assert.throws(
+    () => r.register(reg({ agentId: "a1", nodeName: "node-b", address: "198.18.0.66" })),
+    (err: unknown) => err instanceof ConflictError && err.message.includes("this agent id"),
+  );
+  // the same agent moving to another node name from its own address is a re-registration
+  r.register(reg({ agentId: "a1", nodeName: "node-b" }));
+  assert.deepEqual(
+    r.list().map((a) => [a.id, a.nodeName]),
+    [["a1", "node-b"]],
+  );
+  assert.equal(r.agentOnNode("node-a"), undefined);
+});
+
+test("holderIsStale lets a registration replace a live holder from another address", () => {
+  const r = new AgentRegistry({ ttlMs: 30_000 });
+  r.register(reg({ agentId: "old-pod", address: "198.18.0.1" }));
+  const seen: string[] = [];
+  const agent = r.register(reg({ agentId: "new-pod", address: "198.18.0.2" }), {
+    holderIsStale: (h) => {
+      seen.push(h.id);
+      return true;
+    },
+  });
+  assert.deepEqual(seen, ["old-pod"]);
+  assert.equal(agent.address, "198.18.0.2");
+  assert.equal(r.size, 1);
 });
 
 test("an empty agent id is derived from the node name", () => {

@@ -1,4 +1,5 @@
 import { EXTERNAL_ZONE, LABEL_EXTERNAL } from "@svc/protocol";
+import { ConflictError } from "../errors.ts";
 import { type Logger, silentLogger } from "../logger.ts";
 import type { RegisteredAgent, Registration } from "./agent.ts";
 
@@ -23,13 +24,26 @@ export function isExternalAgent(labels: Record<string, string>): boolean {
   return labels[LABEL_EXTERNAL] === "true";
 }
 
+/** Options of one registration. */
+export interface RegisterOptions {
+  /**
+   * Whether a live agent holding the node name or id may be replaced from another address (Kubernetes: the holder's
+   * address no longer belongs to a pod on that node). Default: never.
+   */
+  holderIsStale?: (holder: RegisteredAgent) => boolean;
+}
+
 /**
- * The set of registered agents, keyed by agent id, at most one agent per node name (a re-registration of a node
- * replaces the previous agent, whatever its id). Agents not heard from within the TTL are evicted by a timer
- * that runs between start() and stop(). Listeners hear every change synchronously.
+ * The set of registered agents, keyed by agent id, at most one agent per node name. A registration replaces the
+ * agent holding its node name or id when that agent registered from the same address, or has not been heard
+ * from within the TTL (or `holderIsStale` says so); otherwise it is refused (ConflictError), so nobody takes a
+ * live agent's place from elsewhere. Agents not heard from within the TTL are evicted by a timer that runs
+ * between start() and stop(). Listeners hear every change synchronously. Every operation but list() is O(1).
  */
 export class AgentRegistry {
   readonly #agents = new Map<string, RegisteredAgent>();
+  /** node name -> id of the agent holding it */
+  readonly #byNode = new Map<string, string>();
   readonly #listeners = new Set<(change: RegistryChange) => void>();
   readonly #inventoryZone: (nodeName: string) => string | undefined;
   readonly #logger: Logger;
@@ -74,18 +88,29 @@ export class AgentRegistry {
   }
 
   /**
-   * Registers (or re-registers) an agent. The id is the requested one, else the node name. Any agent holding the
-   * same node name or the same id is replaced. Zone: `external` for external agents, else the reported zone,
-   * else the node inventory's zone, else "" (no inventory outside Kubernetes).
+   * Registers (or re-registers) an agent. The id is the requested one, else the node name. The agents holding the
+   * same node name or the same id are replaced, unless one of them is live, registered from another address and
+   * not stale (ConflictError naming the holder's address). Zone: `external` for external agents, else the
+   * reported zone, else the node inventory's zone, else "" (no inventory outside Kubernetes).
    */
-  register(reg: Registration): RegisteredAgent {
+  register(reg: Registration, opts: RegisterOptions = {}): RegisteredAgent {
     const id = reg.agentId !== "" ? reg.agentId : reg.nodeName;
     const replaced: RegisteredAgent[] = [];
-    for (const a of this.#agents.values()) {
-      if (a.nodeName === reg.nodeName || a.id === id) replaced.push(a);
-    }
-    for (const a of replaced) this.#agents.delete(a.id);
+    const byName = this.agentOnNode(reg.nodeName);
+    if (byName !== undefined) replaced.push(byName);
+    const byId = this.#agents.get(id);
+    if (byId !== undefined && byId !== byName) replaced.push(byId);
     const now = this.#now();
+    for (const holder of replaced) {
+      if (holder.address === reg.address || now - holder.lastSeen > this.#ttlMs) continue;
+      if (opts.holderIsStale?.(holder) === true) continue;
+      const what = holder.nodeName === reg.nodeName ? `node name "${reg.nodeName}"` : "this agent id";
+      throw new ConflictError(
+        `${what} is held by a live agent at ${holder.address}; it can be taken from another address once that ` +
+          `agent has not been heard from for ${Math.round(this.#ttlMs / 1000)} s (controller.agentTtl)`,
+      );
+    }
+    for (const a of replaced) this.#remove(a);
     const agent: RegisteredAgent = {
       id,
       nodeName: reg.nodeName,
@@ -102,6 +127,7 @@ export class AgentRegistry {
       lastSeen: now,
     };
     this.#agents.set(id, agent);
+    this.#byNode.set(agent.nodeName, id);
     this.#logger.info(
       {
         agentId: id,
@@ -144,10 +170,16 @@ export class AgentRegistry {
   deregister(agentId: string): boolean {
     const agent = this.#agents.get(agentId);
     if (agent === undefined) return false;
-    this.#agents.delete(agentId);
+    this.#remove(agent);
     this.#logger.info({ agentId, nodeName: agent.nodeName }, "agent deregistered");
     this.#emit({ kind: "deregistered", agent });
     return true;
+  }
+
+  /** The agent holding this node name, if any. */
+  agentOnNode(nodeName: string): RegisteredAgent | undefined {
+    const id = this.#byNode.get(nodeName);
+    return id === undefined ? undefined : this.#agents.get(id);
   }
 
   /** The agent with this id, if registered. */
@@ -170,7 +202,7 @@ export class AgentRegistry {
     const deadline = this.#now() - this.#ttlMs;
     const evicted = [...this.#agents.values()].filter((a) => a.lastSeen < deadline);
     for (const agent of evicted) {
-      this.#agents.delete(agent.id);
+      this.#remove(agent);
       this.#logger.warn(
         { agentId: agent.id, nodeName: agent.nodeName, ttlMs: this.#ttlMs },
         "agent evicted: no heartbeat within TTL",
@@ -178,6 +210,11 @@ export class AgentRegistry {
       this.#emit({ kind: "evicted", agent });
     }
     return evicted;
+  }
+
+  #remove(agent: RegisteredAgent): void {
+    this.#agents.delete(agent.id);
+    if (this.#byNode.get(agent.nodeName) === agent.id) this.#byNode.delete(agent.nodeName);
   }
 
   #resolveZone(reg: Registration): string {
