@@ -3,6 +3,7 @@ import Fastify, { type FastifyInstance } from "fastify";
 import { NOT_LEADER } from "../errors.ts";
 import type { ControllerMetrics } from "../metrics/controller-metrics.ts";
 import { installErrorHandler, installNotFoundHandler, leaderOnly } from "./error-handler.ts";
+import { installJsonBodyParser } from "./json-body.ts";
 
 export interface HttpApiDeps {
   metrics: ControllerMetrics;
@@ -33,11 +34,12 @@ export function addProbeRoutes(app: FastifyInstance, deps: Pick<HttpApiDeps, "me
   });
 }
 
-/** A Fastify instance with the controller's error handling (api/error-handler.ts). */
+/** A Fastify instance with the controller's error handling (api/error-handler.ts) and JSON body parser. */
 function createApp(): FastifyInstance {
   const app = Fastify({ logger: false });
   installErrorHandler(app);
   installNotFoundHandler(app);
+  installJsonBodyParser(app);
   return app;
 }
 

@@ -1,4 +1,5 @@
 import type { TaskResultMessage, CheckResult as WireCheckResult } from "@svc/protocol";
+import { jsonDepthExceeds, MAX_JSON_DEPTH } from "../api/json-body.ts";
 
 /** CheckResult (spec §2.5) as this controller answers it: always with `timestamp`. */
 export type CheckResult = WireCheckResult & { timestamp: string };
@@ -13,7 +14,8 @@ export interface CheckParties {
 }
 
 function parseDetails(json: string): Record<string, unknown> | undefined {
-  if (json === "") return undefined;
+  // an agent's payload nested too deep to answer (JSON.stringify recurses) counts as unparseable
+  if (json === "" || jsonDepthExceeds(json, MAX_JSON_DEPTH)) return undefined;
   try {
     const v: unknown = JSON.parse(json);
     return typeof v === "object" && v !== null && !Array.isArray(v)

@@ -1,3 +1,4 @@
+import { parseJsonText } from "../api/json-body.ts";
 import { InvalidInputError } from "../errors.ts";
 
 /** Probe types a diagnostic may ask for (spec §1). */
@@ -44,7 +45,7 @@ function isRecord(v: unknown): v is Record<string, unknown> {
 }
 
 /**
- * Validates the raw body (spec §4.2): JSON object; `source`, `destination`, `type` required non-empty strings;
+ * Validates the body (spec §4.2), parsed or as JSON text (parsed with parseJsonText): JSON object; `source`, `destination`, `type` required non-empty strings;
  * `type` one of PROBE_TYPES; `plane` only `pod`; `destinationKind` `node` (default) or `external`; external only
  * for tcp/icmp/mtr (the reason names what to use instead) and with a non-empty `destinationAddress`; optional
  * `params` must be an object. Every failure is an InvalidInputError.
@@ -53,9 +54,10 @@ export function parseDiagnosticBody(raw: unknown): Parsed {
   let body: unknown = raw;
   if (typeof raw === "string" || Buffer.isBuffer(raw)) {
     try {
-      body = JSON.parse(raw.toString());
+      body = parseJsonText(raw.toString());
     } catch (err) {
-      return bad(`malformed JSON: ${err instanceof Error ? err.message : String(err)}`);
+      if (err instanceof InvalidInputError) return { ok: false, error: err };
+      throw err;
     }
   } else if (raw === undefined) {
     return bad("malformed JSON: empty body");

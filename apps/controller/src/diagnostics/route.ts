@@ -1,6 +1,7 @@
 import type { Socket } from "node:net";
 import type { FastifyInstance, FastifyReply } from "fastify";
 import { type ErrorRouteConfig, httpStatus, installErrorHandler, leaderOnly } from "../api/error-handler.ts";
+import { installJsonBodyParser } from "../api/json-body.ts";
 import type { EventPublisher } from "../events/topics.ts";
 import type { CheckResult } from "./check-result.ts";
 import {
@@ -42,21 +43,21 @@ function scope(req: DiagnosticRequest): string {
 }
 
 /**
- * Registers POST /api/v1/diagnostics (spec §4.2) in its own encapsulated scope: the body is read raw (any
- * content type) up to 64 KiB (413 beyond), then: 503 `not the leader` on a standby, 400 per
- * parseDiagnosticBody, then runDiagnostic. Errors are answered text/plain with a one-line reason. The socket
+ * Registers POST /api/v1/diagnostics (spec §4.2) in its own encapsulated scope: 503 `not the leader` on a standby
+ * before the body is read; the body is parsed as JSON (any content type, api/json-body.ts: 400 malformed or
+ * nested deeper than 64) up to 64 KiB (413 beyond); 400 per parseDiagnosticBody; then runDiagnostic. Errors are answered text/plain with a one-line reason. The socket
  * timeout is extended to the `timeout` query plus a grace. Publishes CheckObserved (MTRCompleted for mtr) for
  * every produced result, and DiagnosticProgress {state: "undelivered"} when the answer could not be written.
  */
 export function registerDiagnosticsRoute(app: FastifyInstance, deps: DiagnosticsRouteDeps): void {
   app.register(async (scoped) => {
-    scoped.removeAllContentTypeParsers();
-    scoped.addContentTypeParser("*", { parseAs: "string" }, (_req, body, done) => done(null, body));
+    installJsonBodyParser(scoped);
     installErrorHandler(scoped);
     const options = {
       bodyLimit: DIAGNOSTICS_BODY_LIMIT,
       config: ROUTE_CONFIG,
-      preHandler: leaderOnly(deps.isLeader, deps.notLeaderBody),
+      // before the body is read: a standby answers 503 whatever the body (malformed, too deep or too large)
+      onRequest: leaderOnly(deps.isLeader, deps.notLeaderBody),
     };
     scoped.post("/api/v1/diagnostics", options, async (request, reply) => {
       const parsed = parseDiagnosticBody(request.body);

@@ -1,3 +1,4 @@
+import { jsonDepthExceeds, MAX_JSON_DEPTH } from "../api/json-body.ts";
 import {
   EXTERNAL_CHECK_TYPES,
   EXTERNAL_TARGET_KINDS,
@@ -114,6 +115,8 @@ function parseParams(v: unknown, path: string): Obj {
   if (isObj(v)) return v;
   if (typeof v === "string") {
     if (v.trim() === "") return {};
+    if (jsonDepthExceeds(v, MAX_JSON_DEPTH))
+      fail(path, `unparseable: nested deeper than ${MAX_JSON_DEPTH} levels`);
     let parsed: unknown;
     try {
       parsed = JSON.parse(v);
