@@ -1,6 +1,7 @@
 import type { PeerCertificate } from "node:tls";
 import { EXTERNAL_ZONE, type grpc, LABEL_EXTERNAL } from "@svc/protocol";
 import { type ControllerError, ForbiddenError, UnauthenticatedError } from "../errors.ts";
+import { quote } from "../grpc/echo.ts";
 import { toServiceError } from "../grpc/grpc-errors.ts";
 import { type Logger, silentLogger } from "../logger.ts";
 import { isExternalAgent } from "../registry/registry.ts";
@@ -80,7 +81,7 @@ function authorize(call: GuardedCall, opts: GatewayAuthOptions): Refusal | undef
   const agentId = str(req.agent_id) || ("node_name" in req ? nodeName : "");
   if (opts.pinIdentity && "node_name" in req && !identityMatches(identities, nodeName)) {
     return new ForbiddenError(
-      `node name "${nodeName}" does not match the client certificate (${identities.join(", ")})`,
+      `node name ${quote(nodeName)} does not match the client certificate (${quote(identities.join(", "))})`,
     );
   }
   const agents = opts.agents;
@@ -88,15 +89,15 @@ function authorize(call: GuardedCall, opts: GatewayAuthOptions): Refusal | undef
   if (agentId !== "") {
     const held = agents.get(agentId);
     if (held !== undefined && !isExternalAgent(held.labels))
-      return new ForbiddenError(`agent "${agentId}" is an in-cluster agent`);
+      return new ForbiddenError(`agent ${quote(agentId)} is an in-cluster agent`);
     if (held !== undefined && opts.pinIdentity && !identityMatches(identities, held.nodeName))
       return new ForbiddenError(
-        `agent "${agentId}" belongs to node "${held.nodeName}", not to this client certificate`,
+        `agent ${quote(agentId)} belongs to node ${quote(held.nodeName)}, not to this client certificate`,
       );
   }
   if (nodeName !== "") {
     const inCluster = agents.list().find((a) => a.nodeName === nodeName && !isExternalAgent(a.labels));
-    if (inCluster !== undefined) return new ForbiddenError(`node "${nodeName}" has an in-cluster agent`);
+    if (inCluster !== undefined) return new ForbiddenError(`node ${quote(nodeName)} has an in-cluster agent`);
   }
   return undefined;
 }

@@ -1,5 +1,6 @@
 import { grpc } from "@svc/protocol";
 import { ControllerError, type ControllerErrorCode } from "../errors.ts";
+import { capMessage } from "./echo.ts";
 
 /** The one table from controller error codes to gRPC status codes. */
 export const GRPC_STATUS: Readonly<Record<ControllerErrorCode, grpc.status>> = {
@@ -18,12 +19,13 @@ export const GRPC_STATUS: Readonly<Record<ControllerErrorCode, grpc.status>> = {
 };
 
 /**
- * The gRPC status error for `err`: a ControllerError gets its table status and its message as details; anything
- * else is a bug and answers INTERNAL without leaking its message.
+ * The gRPC status error for `err`: a ControllerError gets its table status and its message as details, cut to
+ * 512 bytes (echo.ts capMessage: a message repeating a caller's input in full could exceed what the status
+ * trailer can carry); anything else is a bug and answers INTERNAL without leaking its message.
  */
 export function toServiceError(err: unknown): grpc.ServiceError {
   const code = err instanceof ControllerError ? GRPC_STATUS[err.code] : grpc.status.INTERNAL;
-  const details = err instanceof ControllerError ? err.message : "internal error";
+  const details = err instanceof ControllerError ? capMessage(err.message) : "internal error";
   return Object.assign(new Error(details), { code, details, metadata: new grpc.Metadata() });
 }
 

@@ -1,5 +1,6 @@
 import { grpc, type TaskMessage, type TaskServiceHandlers } from "@svc/protocol";
 import { InvalidInputError, NotFoundError } from "../errors.ts";
+import { quote } from "../grpc/echo.ts";
 import { streamHandler, unaryHandler } from "../grpc/grpc-errors.ts";
 import { type Logger, silentLogger } from "../logger.ts";
 import type { TaskDispatcher } from "./task-dispatcher.ts";
@@ -45,7 +46,7 @@ export function taskServiceHandlers(deps: TaskServiceDeps): TaskServiceHandlers 
     }),
     ReportTaskResult: unaryHandler((call) => {
       if (!deps.dispatcher.report(call.request))
-        throw new NotFoundError(`no pending task ${call.request.task_id}`);
+        throw new NotFoundError(`no pending task ${quote(call.request.task_id)}`);
       return {};
     }),
   };
