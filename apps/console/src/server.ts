@@ -176,12 +176,14 @@ export class ConsoleServer {
     return resolveAccess(p, policy, bindings, custom);
   }
 
+  /** Appends an audit row; UnavailableError (503) when it cannot be written, so the caller does not act. */
   private async audit(row: Omit<NewAuditRow, "at">): Promise<void> {
     if (!this.store) return;
     try {
       await this.store.appendAudit({ ...row, at: this.now() });
     } catch (e) {
       this.log.error({ err: String(e), action: row.action }, "audit row not written");
+      throw new UnavailableError("audit log unavailable");
     }
   }
 

@@ -33,16 +33,11 @@ export function addAuthRoutes(add: AddRoute, deps: AuthRouteDeps): void {
     return me(p, access.roles, [...access.permissions].sort());
   });
 
-  add(c.logout, async ({ req, reply, principal: p }) => {
+  // the row first: a sign-out whose row cannot be written is refused (503) and the session stays
+  add(c.logout, async ({ reply, principal: p, actor }) => {
     if (p?.kind === "session" && p.sessionIdHash && deps.sessions) {
+      await deps.audit({ ...actor, outcome: "allowed" });
       await deps.sessions.end(p.sessionIdHash);
-      await deps.audit({
-        subject: p.subject,
-        subjectDisplay: p.display,
-        action: `POST ${c.logout.path}`,
-        outcome: "allowed",
-        remoteAddr: req.clientAddr,
-      });
     }
     deps.clearSessionCookies(reply);
   });
@@ -55,13 +50,19 @@ export function addAuthRoutes(add: AddRoute, deps: AuthRouteDeps): void {
       const base = { action: `POST ${c.LOGIN_PATH}`, remoteAddr: req.clientAddr };
       try {
         const { user, session } = await signIn.signIn(username, password, req.clientAddr);
+        try {
+          await deps.audit({
+            ...base,
+            subject: session.record.subject,
+            subjectDisplay: user.username,
+            outcome: "allowed",
+          });
+        } catch (e) {
+          // a sign-in whose row cannot be written does not happen: its session ends at once
+          await deps.sessions?.end(session.record.idHash);
+          throw e;
+        }
         deps.metrics.signIns.inc({ mode: "local", result: "success" });
-        await deps.audit({
-          ...base,
-          subject: session.record.subject,
-          subjectDisplay: user.username,
-          outcome: "allowed",
-        });
         deps.setSessionCookies(reply, session.id, session.csrf);
         const p: Principal = {
           kind: "session",
@@ -72,17 +73,15 @@ export function addAuthRoutes(add: AddRoute, deps: AuthRouteDeps): void {
         const access = await deps.resolveAccess(req, p);
         return me(p, access.roles, [...access.permissions].sort());
       } catch (e) {
-        if (e instanceof ConsoleError) {
+        if (e instanceof ConsoleError && e.code !== "unavailable") {
           const result = e.code === "rate_limited" ? "limited" : "denied";
           deps.metrics.signIns.inc({ mode: "local", result });
           // the attempted username is a label, never identity
           if (e.code !== "invalid_input") {
-            await deps.audit({
-              ...base,
-              subject: null,
-              subjectDisplay: username.slice(0, 256),
-              outcome: "denied",
-            });
+            // best effort: the refusal stands whether or not its row is written
+            await deps
+              .audit({ ...base, subject: null, subjectDisplay: username.slice(0, 256), outcome: "denied" })
+              .catch(() => undefined);
           }
         }
         throw e;

@@ -60,16 +60,14 @@ export function addFleetRoutes(add: AddRoute, deps: FleetRouteDeps): void {
   add(c.getOverview, () => fleet.overview());
   add(c.getNode, ({ params, query }) => fleet.node(params.name, query.protocol));
   add(c.getPair, ({ params, query }) => fleet.pair(params.source, params.destination, query.window));
-  add(c.runFleetCheck, async ({ req, reply, principal, body }) => {
-    const res = await fleet.check(body);
+  // the row is written before the controller is asked: a check whose row cannot be written is not run (503)
+  add(c.runFleetCheck, async ({ reply, body, actor }) => {
     await deps.audit({
-      subject: principal.subject || null,
-      subjectDisplay: principal.display,
-      action: `POST ${c.runFleetCheck.path}`,
+      ...actor,
       outcome: "allowed",
-      remoteAddr: req.clientAddr,
-      detail: { source: body.source, destination: body.destination, status: res.status },
+      detail: { source: body.source, destination: body.destination },
     });
+    const res = await fleet.check(body);
     if (res.status === 200 && res.contentType.startsWith("application/json"))
       return reply.code(200).type("application/json").send(res.text);
     throw controllerAnswerError(res.status, res.text);

@@ -92,14 +92,17 @@ export function addOidcRoutes(add: AddRoute, deps: OidcRouteDeps): void {
       const refused = async (reason: string) => {
         deps.metrics.signIns.inc({ mode: "oidc", result: "denied" });
         if ((await auditBudget.spend(addressBudgetKey(req.clientAddr))).ok) {
-          await deps.audit({
-            subject: null,
-            subjectDisplay: "",
-            action,
-            outcome: "error",
-            remoteAddr: req.clientAddr,
-            detail: { reason },
-          });
+          // best effort: the refusal stands whether or not its row is written
+          await deps
+            .audit({
+              subject: null,
+              subjectDisplay: "",
+              action,
+              outcome: "error",
+              remoteAddr: req.clientAddr,
+              detail: { reason },
+            })
+            .catch(() => undefined);
         }
       };
       try {
@@ -122,14 +125,20 @@ export function addOidcRoutes(add: AddRoute, deps: OidcRouteDeps): void {
       const session = await sessions.create(identity.subject, identity.display, identity.groups, {
         oidc: tokens,
       });
+      try {
+        await deps.audit({
+          subject: identity.subject,
+          subjectDisplay: identity.display,
+          action,
+          outcome: "allowed",
+          remoteAddr: req.clientAddr,
+        });
+      } catch (e) {
+        // a sign-in whose row cannot be written does not happen: its session ends at once
+        await sessions.end(session.record.idHash);
+        throw e;
+      }
       deps.metrics.signIns.inc({ mode: "oidc", result: "success" });
-      await deps.audit({
-        subject: identity.subject,
-        subjectDisplay: identity.display,
-        action,
-        outcome: "allowed",
-        remoteAddr: req.clientAddr,
-      });
       deps.setSessionCookies(reply, session.id, session.csrf);
       return reply.redirect(done.returnTo, 302);
     },

@@ -28,17 +28,17 @@ export function addRbacRoutes(add: AddRoute, deps: RbacRouteDeps): void {
     bindings: await rbac().listBindings(),
     groupRoles: deps.config.auth.groupRoles,
   }));
-  add(c.createBinding, async ({ body }) => rbac().addBinding(body.subject, body.role));
-  add(c.deleteBinding, async ({ params }) => {
-    await rbac().deleteBinding(params.id);
+  add(c.createBinding, async ({ body, actor }) => rbac().addBinding(body.subject, body.role, actor));
+  add(c.deleteBinding, async ({ params, actor }) => {
+    await rbac().deleteBinding(params.id, actor);
   });
   add(c.listRoles, async () => ({
     builtin: Object.fromEntries(Object.entries(BUILTIN_ROLE_PERMISSIONS).map(([k, v]) => [k, [...v]])),
     custom: await rbac().listRoles(),
   }));
-  add(c.putRole, async ({ params, body }) => rbac().putRole(params.name, body.permissions));
-  add(c.deleteRole, async ({ params }) => {
-    await rbac().deleteRole(params.name);
+  add(c.putRole, async ({ params, body, actor }) => rbac().putRole(params.name, body.permissions, actor));
+  add(c.deleteRole, async ({ params, actor }) => {
+    await rbac().deleteRole(params.name, actor);
   });
 
   add(c.listAudit, async () => {

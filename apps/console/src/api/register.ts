@@ -13,6 +13,7 @@ import type { z } from "zod";
 import type { Principal } from "../auth/principal.ts";
 import { ForbiddenError, InvalidInputError, NotFoundError } from "../errors.ts";
 import type { Access as ResolvedAccess } from "../rbac/resolve.ts";
+import type { AuditActor } from "../store/audit-row.ts";
 import { type AccessResolver, requireCaller, requirePermission } from "./context.ts";
 
 type Out<T> = T extends z.ZodType ? z.output<T> : undefined;
@@ -25,6 +26,8 @@ export interface HandlerInput<S extends RouteSpec> {
   query: Out<S["query"]>;
   body: Out<S["body"]>;
   principal: S["access"] extends "none" ? Principal | undefined : Principal;
+  /** the caller and this route's action (`METHOD /path`, Fastify path syntax) for the audit row of a change */
+  actor: AuditActor;
 }
 
 // biome-ignore lint/suspicious/noConfusingVoidType: a handler of a route without a body is an async function returning nothing
@@ -45,8 +48,13 @@ export interface RouteOptions {
 export type AddRoute = <S extends RouteSpec>(spec: S, handler: Handler<S>, opts?: RouteOptions) => void;
 
 /** The Fastify path of a declaration (`{id}` -> `:id`). */
-function fastifyPath(spec: RouteSpec): string {
+function fastifyPath(spec: Pick<RouteSpec, "path">): string {
   return spec.path.replace(/\{([A-Za-z]+)\}/g, ":$1");
+}
+
+/** The action an audit row names for a route: `METHOD /path` with `:param` placeholders. */
+export function auditAction(spec: Pick<RouteSpec, "method" | "path">): string {
+  return `${spec.method} ${fastifyPath(spec)}`;
 }
 
 function problems(where: string, error: z.ZodError): string {
@@ -95,6 +103,12 @@ export function routeAdder(app: FastifyInstance, resolveAccess: AccessResolver):
           query: query?.data,
           body: body?.data,
           principal,
+          actor: {
+            subject: principal?.subject || null,
+            subjectDisplay: principal?.display ?? "",
+            action: auditAction(spec),
+            remoteAddr: req.clientAddr,
+          },
         } as HandlerInput<typeof spec>;
         const out = await handler(input);
         if (out === reply) return reply;

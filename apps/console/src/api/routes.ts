@@ -63,6 +63,6 @@ export function addConsoleRoutes(app: FastifyInstance, deps: ConsoleRouteDeps): 
   });
   addRbacRoutes(add, { config, rbac: s.rbac, store: deps.store });
   addUserRoutes(add, { config, users: s.users, signIn: s.signIn, audit });
-  addTokenRoutes(add, { tokens: s.tokens, audit });
+  addTokenRoutes(add, { tokens: s.tokens });
   addFleetRoutes(add, { fleet: deps.fleet, audit });
 }

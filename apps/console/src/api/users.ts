@@ -7,6 +7,7 @@ import * as c from "@svc/contract";
 import type { LocalSignIn } from "../auth/local-signin.ts";
 import type { ConsoleConfig } from "../config/schema.ts";
 import { ForbiddenError, NotFoundError } from "../errors.ts";
+import type { AuditActor } from "../store/audit-row.ts";
 import type { NewAuditRow } from "../store/store.ts";
 import type { UserAdmin } from "../users/user-admin.ts";
 import type { AddRoute } from "./register.ts";
@@ -28,33 +29,37 @@ export function addUserRoutes(add: AddRoute, deps: UserRouteDeps): void {
   };
 
   add(c.listUsers, async () => ({ users: await users().list() }), local);
-  add(c.createUser, async ({ body: b }) => users().create(b.username, b.password, b.role), local);
-  add(c.setUserRole, async ({ params, body }) => users().setRole(params.id, body.role), local);
+  add(
+    c.createUser,
+    async ({ body: b, actor }) => users().create(b.username, b.password, b.role, actor),
+    local,
+  );
+  add(c.setUserRole, async ({ params, body, actor }) => users().setRole(params.id, body.role, actor), local);
   // disable, enable and delete: a user id in, nothing out
   for (const [spec, act] of [
-    [c.disableUser, (u: UserAdmin, id: string) => u.disable(id)],
-    [c.enableUser, (u: UserAdmin, id: string) => u.enable(id)],
-    [c.deleteUser, (u: UserAdmin, id: string) => u.delete(id)],
+    [c.disableUser, (u: UserAdmin, id: string, a: AuditActor) => u.disable(id, a)],
+    [c.enableUser, (u: UserAdmin, id: string, a: AuditActor) => u.enable(id, a)],
+    [c.deleteUser, (u: UserAdmin, id: string, a: AuditActor) => u.delete(id, a)],
   ] as const) {
     add(
       spec,
-      async ({ params }) => {
-        await act(users(), params.id);
+      async ({ params, actor }) => {
+        await act(users(), params.id, actor);
       },
       local,
     );
   }
   add(
     c.resetUserPassword,
-    async ({ params, body }) => {
-      await users().resetPassword(params.id, body.password);
+    async ({ params, body, actor }) => {
+      await users().resetPassword(params.id, body.password, actor);
     },
     local,
   );
 
   add(
     c.changePassword,
-    async ({ req, principal: p, body: b }) => {
+    async ({ req, principal: p, body: b, actor }) => {
       if (!deps.signIn) throw new NotFoundError();
       if (p.kind !== "session" || !p.subject.startsWith("local:") || !p.sessionIdHash) {
         throw new ForbiddenError("only a signed-in local user can change their own password");
@@ -72,12 +77,13 @@ export function addUserRoutes(add: AddRoute, deps: UserRouteDeps): void {
           b.currentPassword,
           b.newPassword,
           p.sessionIdHash,
+          actor,
         );
       } catch (e) {
-        await deps.audit({ ...row, outcome: "denied" });
+        // the refusal's row is best effort: the refusal stands either way
+        await deps.audit({ ...row, outcome: "denied" }).catch(() => undefined);
         throw e;
       }
-      await deps.audit({ ...row, outcome: "allowed" });
     },
     {
       available: () =>

@@ -3,8 +3,10 @@
  * answers 409 when it would leave no enabled local user holding `users:manage`, including the indirect ways:
  * dropping `users:manage` from a custom role, deleting the last binding, or binding a user who holds it only
  * through `defaultRole` (any binding replaces the default). `groupRoles` come from config and are not touched.
+ * Each change appends its `actor`'s audit row in its transaction.
  */
 import { ConflictError, NotFoundError, UnprocessableError } from "../errors.ts";
+import { type AuditActor, allowedRow } from "../store/audit-row.ts";
 import type { CustomRole, RoleBinding, Store, UserAdminTx } from "../store/store.ts";
 import { administrators } from "../users/user-admin.ts";
 import { isBuiltinRole, PERMISSIONS } from "./roles.ts";
@@ -29,7 +31,7 @@ export class RbacAdmin {
   }
 
   /** Binds `role` to `subject` (`local:<id>`, `oidc:<sub>`, `header:<name>`, `group:<name>`). */
-  async addBinding(subject: string, role: string): Promise<RoleBinding> {
+  async addBinding(subject: string, role: string, actor: AuditActor): Promise<RoleBinding> {
     if (!SUBJECT.test(subject))
       throw new UnprocessableError("subject must be local:, oidc:, header:, token: or group: plus a name");
     return this.store.userAdmin(async (tx) => {
@@ -42,12 +44,14 @@ export class RbacAdmin {
         bindings: [...state.bindings, { id: "new", subject, role, direct: false, createdAt: 0 }],
       };
       this.guard(state, after, "bind that role (it replaces defaultRole) to");
-      return tx.addBinding(subject, role, this.now());
+      const added = await tx.addBinding(subject, role, this.now());
+      await tx.appendAudit(allowedRow(actor, this.now(), { bindingId: added.id, subject, role }));
+      return added;
     });
   }
 
   /** Deletes a binding by id (404 when unknown). */
-  async deleteBinding(id: string): Promise<void> {
+  async deleteBinding(id: string, actor: AuditActor): Promise<void> {
     await this.store.userAdmin(async (tx) => {
       const state = await load(tx);
       if (!state.bindings.some((b) => b.id === id)) throw new NotFoundError("no such binding");
@@ -57,11 +61,12 @@ export class RbacAdmin {
         "delete the binding of",
       );
       await tx.deleteBinding(id);
+      await tx.appendAudit(allowedRow(actor, this.now(), { bindingId: id }));
     });
   }
 
   /** Creates or replaces a custom role. 422 for a built-in or malformed name or an unknown permission. */
-  async putRole(name: string, permissions: readonly string[]): Promise<CustomRole> {
+  async putRole(name: string, permissions: readonly string[], actor: AuditActor): Promise<CustomRole> {
     if (!ROLE_NAME.test(name) || isBuiltinRole(name)) {
       throw new UnprocessableError(
         "role name must be lower-case letters, digits and -, and not a built-in role",
@@ -83,17 +88,19 @@ export class RbacAdmin {
         "change the role of",
       );
       await tx.putCustomRole(name, perms, this.now());
+      await tx.appendAudit(allowedRow(actor, this.now(), { role: name, permissions: perms }));
       return role;
     });
   }
 
   /** Deletes a custom role; 409 while any binding uses it, 404 when unknown. */
-  async deleteRole(name: string): Promise<void> {
+  async deleteRole(name: string, actor: AuditActor): Promise<void> {
     await this.store.userAdmin(async (tx) => {
       const state = await load(tx);
       if (!state.customRoles.some((r) => r.name === name)) throw new NotFoundError("no such role");
       if (state.bindings.some((b) => b.role === name)) throw new ConflictError(`role ${name} is still bound`);
       await tx.deleteCustomRole(name);
+      await tx.appendAudit(allowedRow(actor, this.now(), { role: name }));
     });
   }
 

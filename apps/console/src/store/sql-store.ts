@@ -1,6 +1,7 @@
 /** Store over a Db (PostgreSQL or PGlite): the same SQL on both. */
 import { randomUUID } from "node:crypto";
 import { ConflictError } from "../errors.ts";
+import { insertAudit } from "./audit-row.ts";
 import type { Db, SqlExecutor } from "./db.ts";
 import { isUniqueViolation, json, num, toBinding, toSession, toToken, toUser } from "./rows.ts";
 import type {
@@ -42,8 +43,12 @@ export class SqlStore implements Store {
     return num(r?.n);
   }
 
-  createUser(user: NewUser, now: number): Promise<UserRecord> {
-    return this.db.transaction((tx) => this.insertUser(tx, user, now));
+  createUser(user: NewUser, now: number, audit?: NewAuditRow): Promise<UserRecord> {
+    return this.db.transaction(async (tx) => {
+      const u = await this.insertUser(tx, user, now);
+      if (audit) await insertAudit(tx, { ...audit, detail: { ...audit.detail, userId: u.id } });
+      return u;
+    });
   }
 
   createUserIfNoneExist(user: NewUser, now: number): Promise<UserRecord | undefined> {
@@ -189,12 +194,25 @@ export class SqlStore implements Store {
     return rows.length;
   }
 
-  async createToken(t: TokenRecord): Promise<void> {
-    await this.db.query(
-      `INSERT INTO api_tokens (id, name, owner, minted_by, secret_hash, created_at, last_used_at, expires_at, revoked_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
-      [t.id, t.name, t.owner, t.mintedBy, t.secretHash, t.createdAt, t.lastUsedAt, t.expiresAt, t.revokedAt],
-    );
+  async createToken(t: TokenRecord, audit?: NewAuditRow): Promise<void> {
+    await this.db.transaction(async (tx) => {
+      await tx.query(
+        `INSERT INTO api_tokens (id, name, owner, minted_by, secret_hash, created_at, last_used_at, expires_at, revoked_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+        [
+          t.id,
+          t.name,
+          t.owner,
+          t.mintedBy,
+          t.secretHash,
+          t.createdAt,
+          t.lastUsedAt,
+          t.expiresAt,
+          t.revokedAt,
+        ],
+      );
+      if (audit) await insertAudit(tx, audit);
+    });
   }
 
   async getTokenByHash(secretHash: string): Promise<TokenRecord | undefined> {
@@ -211,15 +229,24 @@ export class SqlStore implements Store {
     return (await this.db.query("SELECT * FROM api_tokens ORDER BY created_at DESC, id")).map(toToken);
   }
 
-  async revokeToken(id: string, now: number): Promise<boolean> {
+  revokeToken(id: string, now: number, audit?: NewAuditRow): Promise<boolean> {
     const q = "UPDATE api_tokens SET revoked_at = $2 WHERE id = $1 AND revoked_at IS NULL RETURNING id";
-    return (await this.db.query(q, [id, now])).length > 0;
+    return this.changeAudited(q, [id, now], audit);
   }
 
-  async deleteSpentToken(id: string, now: number): Promise<boolean> {
+  deleteSpentToken(id: string, now: number, audit?: NewAuditRow): Promise<boolean> {
     const q = `DELETE FROM api_tokens WHERE id = $1
        AND (revoked_at IS NOT NULL OR (expires_at IS NOT NULL AND expires_at <= $2)) RETURNING id`;
-    return (await this.db.query(q, [id, now])).length > 0;
+    return this.changeAudited(q, [id, now], audit);
+  }
+
+  /** Runs one `... RETURNING` change and, when it changed a row, appends `audit` in the same transaction. */
+  private changeAudited(sql: string, params: unknown[], audit?: NewAuditRow): Promise<boolean> {
+    return this.db.transaction(async (tx) => {
+      const changed = (await tx.query(sql, params)).length > 0;
+      if (changed && audit) await insertAudit(tx, audit);
+      return changed;
+    });
   }
 
   async markTokenUsed(id: string, at: number): Promise<void> {
@@ -237,20 +264,8 @@ export class SqlStore implements Store {
     ]);
   }
 
-  async appendAudit(row: NewAuditRow): Promise<void> {
-    await this.db.query(
-      `INSERT INTO audit (at, subject, subject_display, action, outcome, remote_addr, detail)
-       VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb)`,
-      [
-        row.at,
-        row.subject,
-        row.subjectDisplay,
-        row.action,
-        row.outcome,
-        row.remoteAddr,
-        JSON.stringify(row.detail ?? {}),
-      ],
-    );
+  appendAudit(row: NewAuditRow): Promise<void> {
+    return insertAudit(this.db, row);
   }
 
   async listAudit(limit: number): Promise<AuditRow[]> {

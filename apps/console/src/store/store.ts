@@ -101,6 +101,8 @@ export interface UserAdminTx {
   deleteBinding(id: string): Promise<boolean>;
   putCustomRole(name: string, permissions: readonly string[], now: number): Promise<void>;
   deleteCustomRole(name: string): Promise<boolean>;
+  /** Appends an audit row in this transaction: it commits with the change it records, or neither does. */
+  appendAudit(row: NewAuditRow): Promise<void>;
 }
 
 /** The console's persistent state. */
@@ -111,8 +113,11 @@ export interface Store {
   close(): Promise<void>;
 
   countUsers(): Promise<number>;
-  /** Creates a user and its direct role binding in one transaction. ConflictError when the username is taken. */
-  createUser(user: NewUser, now: number): Promise<UserRecord>;
+  /**
+   * Creates a user and its direct role binding in one transaction, with `audit` (its detail gains `userId`).
+   * ConflictError when the username is taken.
+   */
+  createUser(user: NewUser, now: number, audit?: NewAuditRow): Promise<UserRecord>;
   /** Creates `user` only while the users table is empty (locked against concurrent replicas); else undefined. */
   createUserIfNoneExist(user: NewUser, now: number): Promise<UserRecord | undefined>;
   getUser(id: string): Promise<UserRecord | undefined>;
@@ -140,15 +145,16 @@ export interface Store {
   /** Deletes sessions past their absolute bound or (idleMs > 0) idle longer than idleMs; resolves with the count. */
   purgeSessions(now: number, idleMs: number): Promise<number>;
 
-  createToken(t: TokenRecord): Promise<void>;
+  /** Stores a token; `audit` is appended in the same transaction. */
+  createToken(t: TokenRecord, audit?: NewAuditRow): Promise<void>;
   getTokenByHash(secretHash: string): Promise<TokenRecord | undefined>;
   getToken(id: string): Promise<TokenRecord | undefined>;
   /** Every token, newest first. */
   listTokens(): Promise<TokenRecord[]>;
-  /** Revokes an unrevoked token; true when this call revoked it. */
-  revokeToken(id: string, now: number): Promise<boolean>;
-  /** Deletes a token only when it is revoked or expired at `now`; true when it was deleted. */
-  deleteSpentToken(id: string, now: number): Promise<boolean>;
+  /** Revokes an unrevoked token; true when this call revoked it (and appended `audit` in its transaction). */
+  revokeToken(id: string, now: number, audit?: NewAuditRow): Promise<boolean>;
+  /** Deletes a token only when it is revoked or expired at `now`; true when deleted (with `audit`, as above). */
+  deleteSpentToken(id: string, now: number, audit?: NewAuditRow): Promise<boolean>;
   /** Stamps the last use (never moves it back). */
   markTokenUsed(id: string, at: number): Promise<void>;
   /** Replaces a session's groups and mode-specific data (OIDC refresh). */

@@ -1,9 +1,10 @@
 /** UserAdminTx over one transaction's SqlExecutor. */
 import { randomUUID } from "node:crypto";
 import { ConflictError } from "../errors.ts";
+import { insertAudit } from "./audit-row.ts";
 import type { SqlExecutor } from "./db.ts";
 import { isUniqueViolation, json, num, toBinding, toUser } from "./rows.ts";
-import type { CustomRole, RoleBinding, UserAdminTx, UserRecord } from "./store.ts";
+import type { CustomRole, NewAuditRow, RoleBinding, UserAdminTx, UserRecord } from "./store.ts";
 
 /** Takes the identity lock; concurrent administrators (and replicas) queue behind it until COMMIT. */
 export async function lockIdentity(tx: SqlExecutor): Promise<void> {
@@ -107,6 +108,10 @@ export class SqlUserAdmin implements UserAdminTx {
        ON CONFLICT (name) DO UPDATE SET permissions = EXCLUDED.permissions`,
       [name, JSON.stringify(permissions), now],
     );
+  }
+
+  appendAudit(row: NewAuditRow): Promise<void> {
+    return insertAudit(this.tx, row);
   }
 
   async deleteCustomRole(name: string): Promise<boolean> {

@@ -2,13 +2,15 @@
  * API token lifecycle (spec §2.12, §3.3, §5.6). A token is minted with a random secret shown once; only its
  * SHA-256 hash is stored. States: `active`; `revoked` (Revoke); `spent` (expiry reached). Revoke applies only to
  * active tokens, Delete only to revoked or spent ones (else 409). A token holds exactly `auth.defaultRole`, which
- * role resolution decides; nothing here grants anything.
+ * role resolution decides; nothing here grants anything. Mint, revoke and delete write their audit row in the
+ * same transaction as the change.
  */
 
 import { randomBytes, randomUUID } from "node:crypto";
 import type { MintedToken, TokenState, TokenView } from "@svc/contract";
 import { hashTokenSecret } from "../auth/authenticate.ts";
 import { ConflictError, NotFoundError, UnprocessableError } from "../errors.ts";
+import { type AuditActor, allowedRow } from "../store/audit-row.ts";
 import type { Store, TokenRecord } from "../store/store.ts";
 
 export type { MintedToken, TokenState, TokenView };
@@ -51,7 +53,7 @@ export class TokenAdmin {
   }
 
   /** Mints a token for `owner`; `expiresAt` null = no expiry, else it must lie in the future (422). */
-  async mint(owner: string, name: string, expiresAt: number | null): Promise<MintedToken> {
+  async mint(owner: string, name: string, expiresAt: number | null, actor: AuditActor): Promise<MintedToken> {
     const now = this.now();
     if (name.trim() === "") throw new UnprocessableError("name must not be empty");
     if (expiresAt !== null && expiresAt <= now)
@@ -68,15 +70,16 @@ export class TokenAdmin {
       expiresAt,
       revokedAt: null,
     };
-    await this.store.createToken(record);
+    await this.store.createToken(record, allowedRow(actor, now, { tokenId: record.id, name: record.name }));
     return { ...this.view(record), token: secret };
   }
 
   /** Revokes an active token: 404 unknown, 409 when already revoked or spent. */
-  async revoke(id: string): Promise<TokenView> {
+  async revoke(id: string, actor: AuditActor): Promise<TokenView> {
     const t = await this.find(id);
     const state = tokenState(t, this.now());
-    if (state !== "active" || !(await this.store.revokeToken(id, this.now()))) {
+    const row = allowedRow(actor, this.now(), { tokenId: t.id, name: t.name });
+    if (state !== "active" || !(await this.store.revokeToken(id, this.now(), row))) {
       throw new ConflictError(
         `token is ${state === "active" ? "revoked" : state}; only active tokens revoke`,
       );
@@ -85,9 +88,10 @@ export class TokenAdmin {
   }
 
   /** Deletes a revoked or spent token: 404 unknown, 409 while active. */
-  async delete(id: string): Promise<TokenRecord> {
+  async delete(id: string, actor: AuditActor): Promise<TokenRecord> {
     const t = await this.find(id);
-    if (!(await this.store.deleteSpentToken(id, this.now()))) {
+    const row = allowedRow(actor, this.now(), { tokenId: t.id, name: t.name });
+    if (!(await this.store.deleteSpentToken(id, this.now(), row))) {
       throw new ConflictError("token is active; revoke it before deleting");
     }
     return t;

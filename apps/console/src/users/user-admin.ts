@@ -2,7 +2,8 @@
  * Local user administration (spec §3.2, §5.5): create, role change, disable, re-enable, delete, password reset and
  * own password change. Every change runs in one transaction under the identity lock and is refused with 409 when
  * it would leave no enabled user holding `users:manage` (the last administrator), whichever way it would do so.
- * Token revocation failing answers 502 `tokens unavailable` and changes nothing.
+ * Token revocation failing answers 502 `tokens unavailable` and changes nothing. Each change appends its `actor`'s
+ * audit row in its transaction, so a change whose row cannot be written does not happen.
  */
 import type { UserView } from "@svc/contract";
 import { checkPasswordRules, hashPassword, verifyPassword } from "../auth/password.ts";
@@ -15,6 +16,7 @@ import {
 } from "../errors.ts";
 import { permissionsOf } from "../rbac/resolve.ts";
 import { isBuiltinRole } from "../rbac/roles.ts";
+import { type AuditActor, allowedRow } from "../store/audit-row.ts";
 import { localSubject } from "../store/sql-store.ts";
 import type { CustomRole, RoleBinding, Store, UserAdminTx, UserRecord } from "../store/store.ts";
 
@@ -62,7 +64,7 @@ export class UserAdmin {
   }
 
   /** Creates a user with one direct role. 422 for a bad username, short password or unknown role; 409 when taken. */
-  async create(username: string, password: string, role: string): Promise<UserView> {
+  async create(username: string, password: string, role: string, actor: AuditActor): Promise<UserView> {
     if (!USERNAME.test(username))
       throw new UnprocessableError("username must be 1-64 of letters, digits, . _ @ -");
     checkPasswordRules(password);
@@ -70,12 +72,13 @@ export class UserAdmin {
     const u = await this.store.createUser(
       { username, passwordHash: await hashPassword(password), role },
       this.now(),
+      allowedRow(actor, this.now(), { username, role }),
     );
     return { id: u.id, username: u.username, role, enabled: true, createdAt: u.createdAt };
   }
 
   /** Replaces the user's direct role; group bindings stay. 409 when it would remove the last administrator. */
-  async setRole(id: string, role: string): Promise<UserView> {
+  async setRole(id: string, role: string, actor: AuditActor): Promise<UserView> {
     await this.requireRole(role);
     return this.store.userAdmin(async (tx) => {
       const state = await this.load(tx);
@@ -90,15 +93,17 @@ export class UserAdmin {
       };
       this.guard(state, after, "change the role of");
       await tx.setDirectRole(subject, role, this.now());
+      await tx.appendAudit(allowedRow(actor, this.now(), { userId: id, role }));
       return view(user, after.bindings);
     });
   }
 
   /** Disables: sessions ended, tokens owned or minted revoked. 409 for the last administrator, 502 tokens. */
-  async disable(id: string): Promise<void> {
+  async disable(id: string, actor: AuditActor): Promise<void> {
     await this.store.userAdmin(async (tx) => {
       const state = await this.load(tx);
       const user = find(state, id);
+      await tx.appendAudit(allowedRow(actor, this.now(), { userId: id }));
       if (!user.enabled) return;
       this.guard(
         state,
@@ -113,9 +118,10 @@ export class UserAdmin {
   }
 
   /** Re-enables: still-active tokens revoked first (502 tokens unavailable, user stays disabled). */
-  async enable(id: string): Promise<void> {
+  async enable(id: string, actor: AuditActor): Promise<void> {
     await this.store.userAdmin(async (tx) => {
       const user = find(await this.load(tx), id);
+      await tx.appendAudit(allowedRow(actor, this.now(), { userId: id }));
       if (user.enabled) return;
       await revoke(tx, localSubject(id), this.now());
       await tx.setEnabled(id, true, this.now());
@@ -123,7 +129,7 @@ export class UserAdmin {
   }
 
   /** Deletes: tokens revoked first, then the account and its bindings; sessions end. 409 / 502 as above. */
-  async delete(id: string): Promise<void> {
+  async delete(id: string, actor: AuditActor): Promise<void> {
     await this.store.userAdmin(async (tx) => {
       const state = await this.load(tx);
       find(state, id);
@@ -140,24 +146,32 @@ export class UserAdmin {
       await revoke(tx, subject, this.now());
       await tx.deleteUser(id);
       await tx.deleteSessionsOf(subject);
+      await tx.appendAudit(allowedRow(actor, this.now(), { userId: id }));
     });
     await this.endOutside(localSubject(id));
   }
 
   /** Administrator reset: new password, every session of the user ended. */
-  async resetPassword(id: string, password: string): Promise<void> {
+  async resetPassword(id: string, password: string, actor: AuditActor): Promise<void> {
     checkPasswordRules(password);
     const hash = await hashPassword(password);
     await this.store.userAdmin(async (tx) => {
       find(await this.load(tx), id);
       await tx.setPasswordHash(id, hash, this.now());
       await tx.deleteSessionsOf(localSubject(id));
+      await tx.appendAudit(allowedRow(actor, this.now(), { userId: id }));
     });
     await this.endOutside(localSubject(id));
   }
 
   /** Own change: the current password must match (401); other sessions ended, `keepSession` kept. */
-  async changeOwnPassword(id: string, current: string, next: string, keepSession: string): Promise<void> {
+  async changeOwnPassword(
+    id: string,
+    current: string,
+    next: string,
+    keepSession: string,
+    actor: AuditActor,
+  ): Promise<void> {
     checkPasswordRules(next);
     const user = await this.store.getUser(id);
     if (!user || !(await verifyPassword(user.passwordHash, current))) {
@@ -167,6 +181,7 @@ export class UserAdmin {
     await this.store.userAdmin(async (tx) => {
       await tx.setPasswordHash(id, hash, this.now());
       await tx.deleteSessionsOf(localSubject(id), keepSession);
+      await tx.appendAudit(allowedRow(actor, this.now()));
     });
     await this.endOutside(localSubject(id), keepSession);
   }
