@@ -10,7 +10,7 @@ import {
 import { FileDescriptorSetSchema } from "@bufbuild/protobuf/wkt";
 import { buf } from "./codegen.ts";
 import { type PeerList, type PeerMessage, proto } from "./grpc.ts";
-import { encodePeerList, withPeerWire } from "./peer-list-wire.ts";
+import { encodePeerList, peerWireSize, withPeerWire } from "./peer-list-wire.ts";
 import { applyPeerList } from "./peer-message.ts";
 
 // The schema, read from svc.proto itself (not a hand list): a field added to PeerList, Peer or anything they
@@ -224,4 +224,25 @@ test("applyPeerList: a full list replaces, a delta upserts and removes, self is 
   assert.deepEqual([...held.values()], [moved, peer(4)]);
   applyPeerList(held, { peers: [peer(5)], sparse: false, planned: [], zone: "", delta: false, removed: [] });
   assert.deepEqual([...held.keys()], ["agent-5"]);
+});
+
+test("peerWireSize is each peer's exact share of an encoded PeerList", () => {
+  const peer = (i: number, label: string): PeerMessage => ({
+    agent_id: `id-${i}`,
+    node_name: `node-${i}`,
+    address: "198.18.0.1",
+    zone: "z",
+    labels: { l: label },
+    capabilities: ["plane:tcp"],
+    http_port: 8080,
+    udp_port: 0,
+  });
+  const empty: PeerList = { peers: [], sparse: false, planned: [], zone: "z" };
+  const base = encodePeerList(empty).length;
+  // sizes around the one- and two-byte length prefixes (127/128) and a three-byte one
+  for (const n of [0, 90, 100, 110, 200, 20_000]) {
+    const peers = [peer(1, "v".repeat(n)), withPeerWire(peer(2, "w".repeat(n)))];
+    const total = encodePeerList({ ...empty, peers }).length;
+    assert.equal(base + peers.reduce((sum, p) => sum + peerWireSize(p), 0), total, `label of ${n} bytes`);
+  }
 });

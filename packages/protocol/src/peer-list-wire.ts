@@ -15,6 +15,18 @@ export function withPeerWire(m: PeerMessage): PeerMessage {
   return m;
 }
 
+/** Bytes a peer takes inside an encoded PeerList (its encoding plus the field's tag and length prefix). */
+export function peerWireSize(p: PeerMessage): number {
+  const n = ((p as WiredPeer)[PEER_WIRE] ?? encodePeer(p)).length;
+  return 1 + varintLength(n) + n;
+}
+
+function varintLength(n: number): number {
+  let len = 1;
+  for (let v = n; v >= 0x80; v = Math.floor(v / 128)) len++;
+  return len;
+}
+
 /**
  * Encodes a PeerList as svc.v1.PeerList wire bytes (what protobuf would produce, fields in number order, zero
  * values omitted). Peers prepared by `withPeerWire` are copied, others encoded on the spot.

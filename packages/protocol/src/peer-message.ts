@@ -1,7 +1,7 @@
 import type { PeerList, PeerMessage } from "./grpc.ts";
 import type { Peer } from "./peer.ts";
 
-export { encodePeer, encodePeerList, withPeerWire } from "./peer-list-wire.ts";
+export { encodePeer, encodePeerList, peerWireSize, withPeerWire } from "./peer-list-wire.ts";
 
 /** Converts a wire peer to the probe-side Peer: a port of 0 (not reported) becomes undefined. */
 export function peerFromMessage(m: PeerMessage): Peer {

@@ -1,9 +1,9 @@
 import type { AgentServiceHandlers, RegisterResponse } from "@svc/protocol";
-import { InvalidInputError } from "../errors.ts";
+import { InvalidInputError, TooLargeError } from "../errors.ts";
 import { type Logger, silentLogger } from "../logger.ts";
 import type { AgentRegistry } from "../registry/registry.ts";
 import { validateRegistration } from "../registry/validate.ts";
-import { unaryHandler } from "./grpc-errors.ts";
+import { failStream, unaryHandler } from "./grpc-errors.ts";
 import type { PeerBroadcaster } from "./peer-broadcaster.ts";
 
 export interface AgentServiceDeps {
@@ -59,6 +59,10 @@ export function agentServiceHandlers(deps: AgentServiceDeps): AgentServiceHandle
         incremental: call.request.incremental === true,
         send: (list, sent) => call.write(list, () => sent()),
         end: () => call.end(),
+        refuse: (reason) => {
+          logger.warn({ agentId, reason }, "peer watch refused");
+          failStream(call, new TooLargeError(reason));
+        },
       });
       logger.debug({ agentId }, "peer watch opened");
     },

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import type { TopologySection } from "@svc/core";
-import type { PeerList } from "@svc/protocol";
+import { applyPeerList, type PeerList, type PeerMessage } from "@svc/protocol";
 import { changedSources } from "../planner/diff.ts";
 import { PlanState } from "../planner/plan-state.ts";
 import type { ProbePlan } from "../planner/types.ts";
@@ -9,6 +9,7 @@ import type { Registration } from "../registry/agent.ts";
 import { AgentRegistry } from "../registry/registry.ts";
 import { waitUntil } from "../testing/wait-until.ts";
 import { PeerBroadcaster, type PeerSubscriber } from "./peer-broadcaster.ts";
+import { peerListSize, splitPeerList } from "./peer-list-chunks.ts";
 
 function reg(name: string, over: Partial<Registration> = {}): Registration {
   return {
@@ -315,4 +316,65 @@ test("a change reaching many watchers is sent in slices: other work runs in betw
   } finally {
     b.close();
   }
+});
+
+test("a list over maxMessageBytes reaches an incremental watcher in parts; a full-list watcher is refused", async () => {
+  const registry = new AgentRegistry({ ttlMs: 60_000 });
+  const maxMessageBytes = 4000;
+  const b = new PeerBroadcaster({ registry, debounceMs: 5, maxMessageBytes });
+  const label = { role: "x".repeat(200) };
+  for (let i = 0; i < 60; i++) registry.register(reg(`n${String(i).padStart(2, "0")}`, { labels: label }));
+  const inc = sink("n00", true);
+  const refusals: string[] = [];
+  const full = sink("n01", false);
+  full.sub.refuse = (reason) => refusals.push(reason);
+  b.subscribe(inc.sub);
+  b.subscribe(full.sub);
+  assert.ok(inc.lists.length > 1, `one message of ${inc.lists.length}`);
+  for (const l of inc.lists)
+    assert.ok(peerListSize(l) <= maxMessageBytes, `part of ${peerListSize(l)} bytes`);
+  assert.equal(inc.lists[0]?.delta ?? false, false, "the first part is a full list");
+  assert.ok(inc.lists.slice(1).every((l) => l.delta === true && l.zone === "z1"));
+  const held = new Map<string, PeerMessage>();
+  for (const l of inc.lists) applyPeerList(held, l, "n00");
+  assert.equal(held.size, 59);
+  assert.deepEqual(full.lists, [], "nothing it could not receive was sent");
+  assert.equal(refusals.length, 1);
+  assert.match(refusals[0] ?? "", /peer list of 59 peers is over 4000 bytes/);
+  assert.equal(b.size, 1, "the refused watcher is gone, the other stays");
+  // a burst of joins is split the same way
+  const before = inc.lists.length;
+  for (let i = 60; i < 90; i++) registry.register(reg(`n${i}`, { labels: label }));
+  await waitUntil(() => {
+    const h = new Map(held);
+    for (const l of inc.lists.slice(before)) applyPeerList(h, l, "n00");
+    return h.size === 89;
+  }, "the 30 joins to arrive");
+  assert.ok(inc.lists.length - before > 1);
+  for (const l of inc.lists.slice(before)) assert.ok(peerListSize(l) <= maxMessageBytes);
+  b.close();
+});
+
+test("splitPeerList keeps removals in the first part and every view field in each", () => {
+  const peers = Array.from({ length: 30 }, (_, i) => ({
+    agent_id: `a${i}`,
+    node_name: `n${i}`,
+    address: "198.18.0.1",
+    zone: "z",
+    labels: { k: "v".repeat(100) },
+    capabilities: [],
+    http_port: 0,
+    udp_port: 0,
+  }));
+  const list: PeerList = { peers, removed: ["gone"], delta: true, sparse: true, planned: ["n1"], zone: "z" };
+  const parts = splitPeerList(list, 1000);
+  assert.ok(parts.length > 2);
+  assert.deepEqual(parts[0]?.removed, ["gone"]);
+  assert.ok(parts.slice(1).every((p) => p.removed?.length === 0));
+  assert.ok(parts.every((p) => p.delta === true && p.sparse && p.planned[0] === "n1" && p.zone === "z"));
+  assert.deepEqual(
+    parts.flatMap((p) => p.peers.map((x) => x.agent_id)),
+    peers.map((x) => x.agent_id),
+  );
+  assert.deepEqual(splitPeerList({ ...list, peers: peers.slice(0, 2) }, 1000).length, 1);
 });

@@ -1,5 +1,6 @@
 import { byNodeThenId, type PeerList, type PeerMessage, withPeerWire } from "@svc/protocol";
 import type { AgentRegistry, RegistryChange } from "../registry/registry.ts";
+import { PEER_LIST_MAX_BYTES, peerListSize, splitPeerList } from "./peer-list-chunks.ts";
 import { peerKey, peerMessage } from "./peer-message.ts";
 
 /** Longest run of sends before the broadcaster lets other work in, ms. */
@@ -18,6 +19,11 @@ export interface PeerSubscriber {
   send(list: PeerList, sent: () => void): void;
   /** ends the stream (controller shutting down) */
   end(): void;
+  /**
+   * ends the stream with a refusal: a watcher that takes only full lists would need one larger than
+   * `maxMessageBytes` (it would fail on receipt anyway); default: end()
+   */
+  refuse?(reason: string): void;
 }
 
 export interface PeerBroadcasterOptions {
@@ -40,6 +46,11 @@ export interface PeerBroadcasterOptions {
    * watcher itself still gets nothing more until its message leaves
    */
   stalledAfterMs?: number;
+  /**
+   * largest message, bytes (default PEER_LIST_MAX_BYTES): a larger list goes to an incremental watcher as a full
+   * list followed by deltas; a watcher taking only full lists is refused instead of sent what it cannot receive
+   */
+  maxMessageBytes?: number;
 }
 
 /** What a subscriber was last told about itself. */
@@ -87,6 +98,7 @@ export class PeerBroadcaster {
   readonly #onSent: () => void;
   readonly #planned: (nodeName: string) => string[] | undefined;
   readonly #maxInFlight: number;
+  readonly #maxBytes: number;
   readonly #subscribers = new Map<PeerSubscriber, SubscriberState>();
   /** subscribers that may need a message, in arrival order */
   readonly #ready = new Set<PeerSubscriber>();
@@ -114,6 +126,7 @@ export class PeerBroadcaster {
     this.#onSent = opts.onSent ?? (() => {});
     this.#planned = opts.planned ?? (() => undefined);
     this.#maxInFlight = opts.maxInFlightPeers ?? 50_000;
+    this.#maxBytes = opts.maxMessageBytes ?? PEER_LIST_MAX_BYTES;
     for (const a of this.#registry.list()) {
       const msg = peerMessage(a);
       this.#known.set(a.id, { msg: withPeerWire(msg), key: peerKey(msg) });
@@ -280,19 +293,47 @@ export class PeerBroadcaster {
         list = { peers: this.#peersFor(sub.agentId), ...wireView(view) };
       }
     }
+    const messages = sub.incremental === true ? splitPeerList(list, this.#maxBytes) : [list];
+    if (sub.incremental !== true && peerListSize(list) > this.#maxBytes) {
+      this.#refuse(sub, state, list);
+      return;
+    }
     state.view = view;
     state.sentVersion = this.#version;
     state.flying = true;
     state.since = performance.now();
-    state.inFlight = list.peers.length + 1;
+    state.inFlight = list.peers.length + messages.length;
     this.#inFlight += state.inFlight;
-    let done = false;
-    sub.send(list, () => {
-      if (done) return;
-      done = true;
-      this.#sent(sub, state);
-    });
-    this.#onSent();
+    // One message in flight per subscriber: the next part goes once the previous one has left.
+    let next = 0;
+    const sendNext = (): void => {
+      const message = messages[next++];
+      if (message === undefined) {
+        this.#sent(sub, state);
+        return;
+      }
+      let done = false;
+      sub.send(message, () => {
+        if (done) return;
+        done = true;
+        if (this.#subscribers.get(sub) === state) sendNext();
+        else this.#sent(sub, state);
+      });
+      this.#onSent();
+    };
+    sendNext();
+  }
+
+  /** Ends a full-list watcher's stream: its list has outgrown what one message may carry. */
+  #refuse(sub: PeerSubscriber, state: SubscriberState, list: PeerList): void {
+    this.#subscribers.delete(sub);
+    this.#ready.delete(sub);
+    this.#release(state);
+    const reason =
+      `peer list of ${list.peers.length} peers is over ${this.#maxBytes} bytes, more than one message may ` +
+      "carry; watch with incremental: true (agents 2.5.0+) to receive it in parts";
+    if (sub.refuse) sub.refuse(reason);
+    else sub.end();
   }
 
   #sent(sub: PeerSubscriber, state: SubscriberState): void {
