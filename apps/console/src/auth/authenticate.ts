@@ -38,7 +38,7 @@ export function hashTokenSecret(secret: string): string {
 }
 
 function header(h: RequestCredentials["headers"], name: string): string | undefined {
-  const v = h[name];
+  const v = Object.hasOwn(h, name) ? h[name] : undefined;
   return Array.isArray(v) ? v[0] : v;
 }
 

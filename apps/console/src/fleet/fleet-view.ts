@@ -56,7 +56,9 @@ export function fleetView(snap: TopologySnapshot): FleetView {
 /** True when the plan intends source -> destination (always, on full mesh). */
 export function isPlanned(view: FleetView, source: string, destination: string): boolean {
   if (!view.plan) return true;
-  return view.plan[source]?.includes(destination) ?? false;
+  // node names index the plan: only its own keys count (a node named `constructor` is not Object's)
+  const dests = Object.hasOwn(view.plan, source) ? view.plan[source] : undefined;
+  return Array.isArray(dests) && dests.includes(destination);
 }
 
 /** True when the agent on `name` runs `protocol`'s plane. */

@@ -78,7 +78,9 @@ export async function addWebRoutes(app: FastifyInstance, opts: WebRoutesOptions)
     const rel = relative(opts.root, path).split(sep).join("/");
     files.set(`/${rel}`, {
       body: await readFile(path),
-      type: TYPES[extname(path)] ?? "application/octet-stream",
+      type:
+        (Object.hasOwn(TYPES, extname(path)) ? TYPES[extname(path)] : undefined) ??
+        "application/octet-stream",
       immutable: rel.startsWith("assets/"),
     });
   }

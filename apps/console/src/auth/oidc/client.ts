@@ -152,14 +152,14 @@ export class OidcClient {
     if (sub === "") throw new OidcRefusal("ID token has no sub");
     if (RESERVED_SUB_PREFIXES.some((p) => sub.startsWith(p)))
       throw new OidcRefusal("ID token sub lies in a reserved namespace");
-    const label = [claims[this.settings.usernameClaim], claims.name, claims.email, sub].find(
+    const label = [ownClaim(claims, this.settings.usernameClaim), claims.name, claims.email, sub].find(
       (v): v is string => typeof v === "string" && v !== "",
     );
     return { subject: `oidc:${sub}`, display: label ?? sub, groups: this.groups(claims) };
   }
 
   private groups(claims: oidc.IDToken): string[] {
-    const v = claims[this.settings.groupsClaim];
+    const v = ownClaim(claims, this.settings.groupsClaim);
     if (typeof v === "string") return v === "" ? [] : [v];
     return Array.isArray(v) ? v.filter((g): g is string => typeof g === "string" && g !== "") : [];
   }
@@ -233,4 +233,9 @@ function refusalOf(e: unknown): OidcRefusal {
   if (e instanceof oidc.AuthorizationResponseError) return new OidcRefusal(`provider refused: ${e.error}`);
   const upstream = e instanceof TypeError || (e instanceof Error && e.name === "TimeoutError");
   return new OidcRefusal(`token exchange failed: ${errorText(e)}`, upstream);
+}
+
+/** The claim `name` only when the token carries it itself (a configured `constructor` names nothing inherited). */
+function ownClaim(claims: oidc.IDToken, name: string): unknown {
+  return Object.hasOwn(claims, name) ? claims[name] : undefined;
 }
