@@ -1,0 +1,93 @@
+/**
+ * Test helper: a valid example request for every write route (non-GET) of the contract, by operation name, for
+ * the audit-coverage and fuzz suites. A maker may prepare state through the store (which writes no audit row).
+ */
+import assert from "node:assert/strict";
+import { randomUUID } from "node:crypto";
+import { type RouteSpec, routes } from "@svc/contract";
+import { hashPassword } from "../auth/password.ts";
+import type { CookieClient } from "./harness.ts";
+import { ADMIN_PW, browser, type LocalEnv, login } from "./local-env.ts";
+
+/** One example call: who calls, with which path parameters and body. */
+export interface Example {
+  client?: CookieClient;
+  params?: Record<string, string>;
+  body?: unknown;
+}
+
+/** Makes a valid example of a route; may prepare state through the store (which writes no audit row). */
+export type ExampleMaker = (e: LocalEnv) => Promise<Example>;
+
+export async function storedUser(e: LocalEnv, username: string, password = `${username}-password-long`) {
+  const u = await e.store.createUser(
+    { username, passwordHash: await hashPassword(password), role: "viewer" },
+    1,
+  );
+  return { id: u.id, password };
+}
+
+async function storedToken(e: LocalEnv, revoked: boolean): Promise<string> {
+  const id = randomUUID();
+  await e.store.createToken({
+    id,
+    name: `t-${id.slice(0, 8)}`,
+    owner: "local:someone",
+    mintedBy: "local:someone",
+    secretHash: randomUUID(),
+    createdAt: e.clock.t,
+    lastUsedAt: null,
+    expiresAt: null,
+    revokedAt: revoked ? e.clock.t : null,
+  });
+  return id;
+}
+
+async function signedIn(e: LocalEnv, username: string, password: string): Promise<CookieClient> {
+  const c = browser(e.server);
+  assert.equal((await login(c, username, password)).status, 200);
+  return c;
+}
+
+/** A valid example per write route, by operation name. */
+export const EXAMPLES: Readonly<Record<string, ExampleMaker>> = {
+  logout: async (e) => ({ client: await signedIn(e, "admin", ADMIN_PW) }),
+  login: async (e) => ({ client: browser(e.server), body: { username: "admin", password: ADMIN_PW } }),
+  changePassword: async (e) => {
+    const u = await storedUser(e, "pat");
+    const client = await signedIn(e, "pat", u.password);
+    return { client, body: { currentPassword: u.password, newPassword: "another-long-password" } };
+  },
+  createBinding: async () => ({ body: { subject: "group:ops", role: "viewer" } }),
+  deleteBinding: async (e) => {
+    const b = await e.store.userAdmin((tx) => tx.addBinding("group:gone", "viewer", 1));
+    return { params: { id: b.id } };
+  },
+  putRole: async () => ({ params: { name: "auditors" }, body: { permissions: ["audit:read"] } }),
+  deleteRole: async (e) => {
+    await e.store.putCustomRole({ name: "doomed", permissions: [] }, 1);
+    return { params: { name: "doomed" } };
+  },
+  createUser: async () => ({
+    body: { username: "newbie", password: "newbie-password-long", role: "viewer" },
+  }),
+  setUserRole: async (e) => ({ params: { id: (await storedUser(e, "sam")).id }, body: { role: "operator" } }),
+  disableUser: async (e) => ({ params: { id: (await storedUser(e, "dee")).id } }),
+  enableUser: async (e) => {
+    const { id } = await storedUser(e, "eve");
+    await e.store.userAdmin((tx) => tx.setEnabled(id, false, 1));
+    return { params: { id } };
+  },
+  deleteUser: async (e) => ({ params: { id: (await storedUser(e, "del")).id } }),
+  resetUserPassword: async (e) => ({
+    params: { id: (await storedUser(e, "ray")).id },
+    body: { password: "a-brand-new-password" },
+  }),
+  mintToken: async () => ({ body: { name: "ci" } }),
+  revokeToken: async (e) => ({ params: { id: await storedToken(e, false) } }),
+  deleteToken: async (e) => ({ params: { id: await storedToken(e, true) } }),
+  runFleetCheck: async () => ({ body: { source: "a", destination: "b" } }),
+};
+
+/** The contract's write routes. */
+export const writeRoutes: readonly RouteSpec[] = routes.filter((r) => r.method !== "GET");
