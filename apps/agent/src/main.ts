@@ -149,16 +149,6 @@ export async function runAgent(opts: RunAgentOptions = {}): Promise<number> {
     scheduler.setPeers(peers, planned);
   });
   const probers = { ...defaultProbers(), icmp, udp };
-  const tasks = new AgentTaskRunner({
-    controllerAddress: config.controllerAddress,
-    credentials: dial.credentials,
-    agentId: () => registration.agentId(),
-    registered: () => registration.ready(),
-    ports: { httpPort: config.httpPort, udpPort: config.grpcPort },
-    probers,
-    mtrMaxHops: config.checkers.mtr.maxHops,
-    logger: logger.child({ subsystem: "tasks" }),
-  });
   const external = new ExternalCheckRunner({
     controllerAddress: config.controllerAddress,
     credentials: dial.credentials,
@@ -170,6 +160,17 @@ export async function runAgent(opts: RunAgentOptions = {}): Promise<number> {
     probers,
     config: config.checkers.external,
     logger: logger.child({ subsystem: "external" }),
+  });
+  const tasks = new AgentTaskRunner({
+    controllerAddress: config.controllerAddress,
+    credentials: dial.credentials,
+    agentId: () => registration.agentId(),
+    registered: () => registration.ready(),
+    ports: { httpPort: config.httpPort, udpPort: config.grpcPort },
+    probers,
+    mtrMaxHops: config.checkers.mtr.maxHops,
+    admitExternal: (task) => external.admitDiagnostic(task),
+    logger: logger.child({ subsystem: "tasks" }),
   });
   scheduler.start();
   registration.start();

@@ -1,5 +1,5 @@
 import type { ExternalChecker } from "@svc/core";
-import type { ExternalCheckSpecMessage, grpc } from "@svc/protocol";
+import type { ExternalCheckSpecMessage, grpc, TaskMessage } from "@svc/protocol";
 import type { MetricRegistry } from "../metrics/store/registry.ts";
 import type { BackoffPolicy } from "../registration/facts.ts";
 import { type Logger, silentLogger } from "../registration/logger.ts";
@@ -8,7 +8,7 @@ import { type AssignedSpec, assignedSpec, limitTargets, targetHost } from "./ass
 import { AssignmentWatch } from "./assignment-watch.ts";
 import { ExternalMetrics } from "./external-metrics.ts";
 import { type ExternalProbers, runExternalCheck } from "./run-check.ts";
-import { type HostLookup, TargetPolicy } from "./target-policy.ts";
+import { type HostLookup, type PolicyDecision, TargetPolicy } from "./target-policy.ts";
 
 export interface ExternalCheckRunnerOptions {
   /** host:port of the controller's gRPC listener */
@@ -111,6 +111,28 @@ export class ExternalCheckRunner {
   applyAssignment(specs: ExternalCheckSpecMessage[]): void {
     this.#assignment = specs;
     this.#reconcile();
+  }
+
+  /**
+   * The allowlist decision for a one-shot diagnostic to an external destination (spec §4.2: the source agent's
+   * own allowlist decides whether the probe happens): the same TargetPolicy as the continuous checks, with the
+   * live `checkers.external`, on the task's address (a name is resolved and every address checked). A refusal is
+   * counted in `external_denied_total` like a continuous check's, labelled with the destination's name
+   * (`target`), `target_kind` `host` and the probe type (`check_type`: tcp, icmp or mtr).
+   */
+  async admitDiagnostic(task: TaskMessage): Promise<PolicyDecision> {
+    const decision = await this.#policy.admit(task.address);
+    if (!decision.ok) {
+      this.#metrics.recordDenied(
+        { target: { name: task.destination, kind: "host" }, checkType: task.type },
+        decision.reason,
+      );
+      this.#logger.debug(
+        { target: task.destination, reason: decision.reason, detail: decision.detail },
+        "external diagnostic denied",
+      );
+    }
+    return decision;
   }
 
   /** The specs running now, in assignment order. */

@@ -11,6 +11,12 @@ import type { DenyReason } from "./target-policy.ts";
 export const EXTERNAL_LABELS = ["source_node", "source_zone", "target", "target_kind", "check_type"] as const;
 type ExternalLabels = Record<(typeof EXTERNAL_LABELS)[number], string>;
 
+/** What a series is labelled by: a spec, or a one-shot diagnostic's destination and probe type. */
+export interface SeriesSubject {
+  target: { name: string; kind: string };
+  checkType: string;
+}
+
 /** Where the agent runs: its node and (possibly late-resolved) zone. */
 export interface ExternalSource {
   node: string;
@@ -62,7 +68,7 @@ export class ExternalMetrics {
   }
 
   /** Identity of a spec's series (independent of the zone). */
-  seriesKey(spec: AssignedSpec): string {
+  seriesKey(spec: SeriesSubject): string {
     return JSON.stringify([spec.target.name, spec.target.kind, spec.checkType]);
   }
 
@@ -74,7 +80,7 @@ export class ExternalMetrics {
     this.#results.inc({ ...l, result: o.ok ? "success" : "fail" });
   }
 
-  recordDenied(spec: AssignedSpec, reason: DenyReason): void {
+  recordDenied(spec: SeriesSubject, reason: DenyReason): void {
     this.#denied.inc({ ...this.#labels(spec), reason });
   }
 
@@ -92,7 +98,7 @@ export class ExternalMetrics {
     }
   }
 
-  #labels(spec: AssignedSpec): ExternalLabels {
+  #labels(spec: SeriesSubject): ExternalLabels {
     const l: ExternalLabels = {
       source_node: this.#source.node,
       source_zone: this.#source.zone(),

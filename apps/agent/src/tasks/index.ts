@@ -5,4 +5,5 @@ export {
   type TaskOutcome,
   timedTask,
 } from "./execute-task.ts";
+export { type AdmitExternal, type GateResult, gateExternalTask } from "./external-gate.ts";
 export { AgentTaskRunner, type AgentTaskRunnerOptions } from "./task-runner.ts";

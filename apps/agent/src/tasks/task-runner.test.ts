@@ -4,6 +4,7 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { after, before, test } from "node:test";
 import { Controller, testConfig, waitUntil } from "@svc/controller";
+import { TargetPolicy } from "../external/target-policy.ts";
 import { RegistrationClient } from "../registration/client.ts";
 import { defaultProbers } from "../scheduler/probers.ts";
 import { AgentTaskRunner } from "./task-runner.ts";
@@ -28,6 +29,13 @@ echo.on("message", (msg, from) => echo.send(msg, from.port, from.address));
 const clients: RegistrationClient[] = [];
 let runner: AgentTaskRunner;
 let closedPort = 0;
+const loopbackOnly = new TargetPolicy({
+  enabled: true,
+  allowedCidrs: ["127.0.0.0/8"],
+  deniedCidrs: [],
+  maxTargets: 100,
+  timeout: 0,
+});
 
 function agent(nodeName: string, ports: { httpPort: number; udpPort: number }, capabilities: string[]) {
   const r = new RegistrationClient({
@@ -64,6 +72,8 @@ before(async () => {
     agentId: () => a.agentId(),
     registered: () => a.ready(),
     ports: { httpPort: 1, udpPort: 1 },
+    // external destinations: loopback only (the agent's checkers.external allowlist)
+    admitExternal: (task) => loopbackOnly.admit(task.address),
     probers: {
       ...defaultProbers(),
       icmp: { probe: async () => ({ ok: true, rtts: [1, 3], lossRatio: 0 }) },

@@ -11,7 +11,8 @@ import { ReconnectingStream } from "../grpc/reconnecting-stream.ts";
 import type { BackoffPolicy } from "../registration/facts.ts";
 import { type Logger, silentLogger } from "../registration/logger.ts";
 import { defaultProbers } from "../scheduler/probers.ts";
-import { type TaskExecutionOptions, timedTask } from "./execute-task.ts";
+import { type TaskExecutionOptions, type TaskOutcome, timedTask } from "./execute-task.ts";
+import { type AdmitExternal, gateExternalTask } from "./external-gate.ts";
 
 /** How often the runner looks again for a completed registration, ms. */
 const NOT_REGISTERED_POLL_MS = 250;
@@ -37,6 +38,11 @@ export interface AgentTaskRunnerOptions extends Partial<Pick<TaskExecutionOption
   backoff?: BackoffPolicy;
   /** timers of the reconnecting stream; default timerClock */
   clock?: ProbeClock;
+  /**
+   * the allowlist gate of diagnostics to external destinations (ExternalCheckRunner.admitDiagnostic); without it
+   * every such task is refused before any packet is sent
+   */
+  admitExternal?: AdmitExternal;
   /** tasks run at once; more are answered failed "agent busy"; default 64 */
   maxConcurrent?: number;
   logger?: Logger;
@@ -44,7 +50,8 @@ export interface AgentTaskRunnerOptions extends Partial<Pick<TaskExecutionOption
 
 /**
  * The agent's one-shot diagnostics executor. It opens TaskService.WatchTasks with the current agent id once
- * registered, runs every task it receives concurrently with the agent's probes (executeTask), and reports each
+ * registered, runs every task it receives concurrently with the agent's probes (executeTask; a task to an external
+ * destination only when `admitExternal` admits it, external-gate.ts), and reports each
  * TaskResult (details_json = the details object, timestamp = agent clock). The stream is kept open by
  * ReconnectingStream (backoff, reset and leader rules there); while the agent is not registered it looks again
  * every 250 ms.
@@ -132,9 +139,16 @@ export class AgentTaskRunner {
       this.#report(result(agentId, task, { success: false, error: "agent busy", durationNs: 0 }));
       return;
     }
-    const p = timedTask(task, this.#exec).then((outcome) => this.#report(result(agentId, task, outcome)));
+    const p = this.#execute(task).then((outcome) => this.#report(result(agentId, task, outcome)));
     this.#running.add(p);
     void p.finally(() => this.#running.delete(p));
+  }
+
+  /** Runs a task that passed the external gate; a refused one fails at once, nothing sent. */
+  async #execute(task: TaskMessage): Promise<TaskOutcome & { durationNs: number }> {
+    const gate = await gateExternalTask(task, this.#o.admitExternal);
+    if ("refused" in gate) return { ...gate.refused, durationNs: 0 };
+    return timedTask(gate.task, this.#exec);
   }
 
   #report(r: TaskResultMessage): Promise<void> {
