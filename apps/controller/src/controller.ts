@@ -28,6 +28,7 @@ import { ControllerMetrics } from "./metrics/controller-metrics.ts";
 import type { NodeSource } from "./nodes/node-source.ts";
 import { RegistrationNodeSource } from "./nodes/registration-node-source.ts";
 import { PlanState } from "./planner/plan-state.ts";
+import type { PodAddresses } from "./nodes/pod-addresses.ts";
 import { AgentRegistry } from "./registry/registry.ts";
 import { DiscoveryList } from "./sd/discovery.ts";
 import { registerScrapeSdRoutes } from "./sd/scrape-sd-routes.ts";
@@ -50,6 +51,8 @@ export interface ControllerOptions {
   nodeSource?: (registry: AgentRegistry) => NodeSource;
   /** ms to coalesce registry changes before peer lists go out; default 150 */
   peerDebounceMs?: number;
+  /** Kubernetes mode: registrations on the in-cluster listener must come from a pod on their node */
+  podAddresses?: PodAddresses;
 }
 
 /**
@@ -133,17 +136,19 @@ export class Controller {
       logger: this.#logger,
     });
     const allowLoopback = opts.allowLoopbackAgents ?? false;
-    // The agent-facing services, served by the main listener and (TLS + token) by the external gateway.
-    const services: GatewayService[] = [
-      {
-        definition: agentServiceDefinition(),
-        handlers: agentServiceHandlers({
-          registry: this.registry,
-          broadcaster: this.#broadcaster,
-          allowLoopbackAgents: () => allowLoopback,
-          logger: this.#logger,
-        }),
-      },
+    // The agent-facing services, served by the main listener and (TLS + token) by the external gateway. Only
+    // the main listener checks addresses against pods: gateway agents are outside the cluster, pinned by token.
+    const agentService = (podAddresses: PodAddresses | undefined): GatewayService => ({
+      definition: agentServiceDefinition(),
+      handlers: agentServiceHandlers({
+        registry: this.registry,
+        broadcaster: this.#broadcaster,
+        allowLoopbackAgents: () => allowLoopback,
+        podAddresses,
+        logger: this.#logger,
+      }),
+    });
+    const otherServices: GatewayService[] = [
       {
         definition: taskServiceDefinition(),
         handlers: taskServiceHandlers({ dispatcher: this.tasks, logger: this.#logger }),
@@ -157,6 +162,7 @@ export class Controller {
         }),
       },
     ];
+    const services = [agentService(opts.podAddresses), ...otherServices];
     this.#grpc = new GrpcServer();
     for (const svc of services) this.#grpc.addService(svc.definition, svc.handlers);
     this.#grpc.addService(
@@ -166,7 +172,7 @@ export class Controller {
     this.#gateway = opts.config.controller.externalGateway.enabled
       ? new ExternalGateway({
           config: opts.config.controller.externalGateway,
-          services,
+          services: [agentService(undefined), ...otherServices],
           agents: this.registry,
           host: this.#grpcHost,
           logger: this.#logger,

@@ -9,8 +9,9 @@ import {
 } from "@svc/core";
 import { Controller } from "./controller.ts";
 import { applyHeapPolicy } from "./heap-policy.ts";
-import { createLeaderElector, kubeConfigFromEnvironment } from "./leader/index.ts";
+import { createLeaderElector, electionNamespace, kubeConfigFromEnvironment } from "./leader/index.ts";
 import { KubernetesNodeSource } from "./nodes/kubernetes-node-source.ts";
+import { KubernetesPodAddresses } from "./nodes/pod-addresses.ts";
 
 /** Options of `svc controller`. */
 export interface RunControllerOptions {
@@ -66,6 +67,10 @@ export async function runController(opts: RunControllerOptions = {}): Promise<nu
     allowLoopbackAgents: opts.allowLoopbackAgents ?? false,
     isLeader: () => elector.isLeader(),
     nodeSource: nodes ? () => nodes : undefined,
+    // agents run in the controller's namespace (the chart installs both there)
+    podAddresses: kubeConfig
+      ? new KubernetesPodAddresses({ kubeConfig, namespace: electionNamespace(env) })
+      : undefined,
   });
   await nodes?.start();
   await controller.start();

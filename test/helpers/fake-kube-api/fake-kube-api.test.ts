@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { FakeKubeApi } from "./fake-kube-api.ts";
 import { nodeObject } from "./kube-objects.ts";
+import { podObject } from "./pod-route.ts";
 
 /** Reads a watch stream until `count` events arrived (or the stream ended), then aborts it. */
 async function watchEvents(url: string, count: number): Promise<{ status: number; events: unknown[] }> {
@@ -65,6 +66,28 @@ describe("FakeKubeApi (test helper) speaks the parts of the API protocol we use"
     assert.equal(((await stale.json()) as { reason: string }).reason, "Conflict");
     assert.equal((await put(undefined)).status, 422);
     assert.equal(fake.lease("ns", "l1")?.spec?.holderIdentity, "b");
+  });
+
+  test("Pods: listed per namespace, field-selected by node and pod IP; unknown fields are 400", async () => {
+    fake.setPod(podObject("svc", "agent-a", "node-a", "198.18.0.5"));
+    fake.setPod(podObject("svc", "agent-b", "node-b", "198.18.0.6"));
+    fake.setPod(podObject("other", "agent-c", "node-a", "198.18.0.5"));
+    const names = async (q: string) => {
+      const res = await fetch(`${base}/api/v1/namespaces/svc/pods${q}`);
+      assert.equal(res.status, 200);
+      return ((await res.json()) as { items: { metadata: { name: string } }[] }).items.map(
+        (i) => i.metadata.name,
+      );
+    };
+    assert.deepEqual(await names(""), ["agent-a", "agent-b"]);
+    assert.deepEqual(await names("?fieldSelector=spec.nodeName%3Dnode-a%2Cstatus.podIP%3D198.18.0.5"), [
+      "agent-a",
+    ]);
+    assert.deepEqual(await names("?fieldSelector=spec.nodeName%3Dnode-a%2Cstatus.podIP%3D198.18.0.6"), []);
+    fake.deletePod("svc", "agent-a");
+    assert.deepEqual(await names("?fieldSelector=spec.nodeName%3Dnode-a"), []);
+    const bad = await fetch(`${base}/api/v1/namespaces/svc/pods?fieldSelector=spec.bogus%3Dx`);
+    assert.equal(bad.status, 400);
   });
 
   test("Nodes: list carries the global resourceVersion; watch replays newer events; compacted versions get 410", async () => {

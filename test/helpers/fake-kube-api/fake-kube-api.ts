@@ -4,9 +4,11 @@ import type { AddressInfo } from "node:net";
 import { HANDLED, type Handled, json, notFound, readBody, sendStatus } from "./kube-http.ts";
 import { type KubeObject, kubeStatus, type WatchEvent } from "./kube-objects.ts";
 import { FakeLeases } from "./lease-route.ts";
+import { FakePods } from "./pod-route.ts";
 
 const LEASES = /^\/apis\/coordination\.k8s\.io\/v1\/namespaces\/([^/]+)\/leases(?:\/([^/]+))?$/;
 const NODES = /^\/api\/v1\/nodes(?:\/([^/]+))?$/;
+const PODS = /^\/api\/v1\/namespaces\/([^/]+)\/pods$/;
 
 interface NodeEvent {
   rv: number;
@@ -30,6 +32,7 @@ export interface FakeKubeApiCounters {
   leaseUpdates: number;
   /** creates refused 409 AlreadyExists and updates refused 409 Conflict */
   leaseConflicts: number;
+  podLists: number;
 }
 
 /**
@@ -45,6 +48,8 @@ export interface FakeKubeApiCounters {
  * - `coordination.k8s.io/v1` Leases in any namespace: GET (404 NotFound), POST (409 AlreadyExists), PUT with
  *   optimistic concurrency (`metadata.resourceVersion` must equal the stored one, else 409 Conflict; missing, 422),
  *   DELETE.
+ * - `GET /api/v1/namespaces/{ns}/pods` lists Pods, with `fieldSelector` on metadata.name, spec.nodeName,
+ *   status.podIP and status.phase (equality terms joined by commas). Read only; tests set pods with setPod.
  * - Every write (node or lease) bumps one global resourceVersion.
  *
  * Tests drive the Node inventory with addNode / updateNode / setNodeReady / deleteNode, can compact history
@@ -60,7 +65,9 @@ export class FakeKubeApi {
     leaseCreates: 0,
     leaseUpdates: 0,
     leaseConflicts: 0,
+    podLists: 0,
   };
+  readonly #pods = new FakePods();
   readonly #server: Server;
   readonly #nodes = new Map<string, KubeObject>();
   readonly #leases = new FakeLeases({
@@ -156,6 +163,16 @@ export class FakeKubeApi {
     this.#emit("DELETED", gone);
   }
 
+  /** Creates or replaces a Pod (see podObject). */
+  setPod(pod: KubeObject): void {
+    this.#pods.set(pod);
+  }
+
+  /** Deletes a Pod. */
+  deletePod(namespace: string, name: string): void {
+    this.#pods.delete(namespace, name);
+  }
+
   /** The stored Nodes. */
   nodes(): KubeObject[] {
     return [...this.#nodes.values()].map((n) => structuredClone(n));
@@ -232,6 +249,13 @@ export class FakeKubeApi {
         metadata: { resourceVersion: String(this.#rv) },
         items: [...this.#nodes.values()].sort((a, b) => a.metadata.name.localeCompare(b.metadata.name)),
       });
+    }
+    const pods = PODS.exec(url.pathname);
+    if (pods?.[1] !== undefined) {
+      if (req.method !== "GET") return sendStatus(res, kubeStatus(405, "MethodNotAllowed", "read only"));
+      this.counters.podLists++;
+      const ns = decodeURIComponent(pods[1]);
+      return this.#pods.list(ns, url.searchParams.get("fieldSelector") ?? "", this.#rv, res);
     }
     const leases = LEASES.exec(url.pathname);
     if (leases?.[1] !== undefined)

@@ -1,2 +1,3 @@
 export { FakeKubeApi, type FakeKubeApiCounters } from "./fake-kube-api.ts";
 export { type KubeObject, type KubeStatus, kubeStatus, nodeObject, type WatchEvent } from "./kube-objects.ts";
+export { podObject } from "./pod-route.ts";
