@@ -1,7 +1,7 @@
 /**
  * The fleet API (GET /api/v1/fleet/*, POST /api/v1/fleet/check): matrix, topology, node and pair pages and the
  * overview. Reads are telemetry reads (spec §5.3): any caller holding a role. Prometheus-backed reads answer 503
- * `metrics_unconfigured` without `prometheus.url` and 502 `metrics_unreachable` when Prometheus fails; 502
+ * `metrics_unconfigured` without `prometheus.url` (the topology answers from the controller alone) and 502 `metrics_unreachable` when Prometheus fails; 502
  * `controller_unreachable` / 503 `controller_unconfigured` for the controller. Matrix and topology bodies over
  * 64 KiB are gzip-compressed for clients sending Accept-Encoding: gzip.
  * Contract: fields may be added, never renamed or removed.
@@ -101,9 +101,20 @@ export const TopologyLink = z
   .meta({ id: "TopologyLink" });
 export type TopologyLink = z.infer<typeof TopologyLink>;
 
-/** GET /api/v1/fleet/topology (links leave out pairs unplanned or not run on all of tcp/udp/icmp). */
+/**
+ * GET /api/v1/fleet/topology (links leave out pairs unplanned or not run on all of tcp/udp/icmp). Without a metrics
+ * server it is the controller's inventory alone: `figuresAbsent` true and every link's tier `nodata`.
+ */
 export const FleetTopology = z
-  .object({ generatedAt: z.string(), nodes: z.array(TopologyNode), links: z.array(TopologyLink) })
+  .object({
+    generatedAt: z.string(),
+    nodes: z.array(TopologyNode),
+    links: z.array(TopologyLink),
+    figuresAbsent: z
+      .literal(true)
+      .optional()
+      .describe("true when no metrics server is configured: link tiers are nodata, nothing was measured"),
+  })
   .meta({ id: "FleetTopology" });
 export type FleetTopology = z.infer<typeof FleetTopology>;
 
@@ -277,6 +288,8 @@ export const getTopology = route({
   path: "/api/v1/fleet/topology",
   tag: "fleet",
   summary: "Nodes, their agents and the directed links between them",
+  description:
+    "Without `prometheus.url` it answers from the controller alone: `figuresAbsent` true, every link `nodata`.",
   access: "role",
   spec: false,
   responses: { 200: FleetTopology, ...READ_ERRORS },

@@ -63,7 +63,7 @@ async function getJson(base: string, path: string) {
 test("503 metrics_unconfigured on every Prometheus-backed read when prometheus.url is empty", async () => {
   const s = await startConsole(`controller:\n  url: ${controllerUrl}\n`);
   try {
-    for (const path of READS) {
+    for (const path of READS.filter((p) => p !== "/topology")) {
       const r = await getJson(s.httpUrl, path);
       assert.equal(r.status, 503, path);
       assert.deepEqual(r.body, {

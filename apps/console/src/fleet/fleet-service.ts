@@ -1,7 +1,8 @@
 /**
  * FleetService: joins the controller's topology with Prometheus figures into the fleet API's bodies. Stateless
  * between calls (each answer reads both sources afresh). Prometheus-backed answers throw
- * MetricsUnconfiguredError (503) when `prometheus.url` is empty, before anything else is read.
+ * MetricsUnconfiguredError (503) when `prometheus.url` is empty, before anything else is read; the topology then
+ * answers from the controller alone, its links `nodata` and marked `figuresAbsent`.
  */
 import type {
   FleetCheckRequest,
@@ -20,7 +21,7 @@ import { MetricsUnconfiguredError, UnknownNodeError } from "./fleet-errors.ts";
 import { expectedPairs, type FleetView, fleetView } from "./fleet-view.ts";
 import { buildMatrix } from "./matrix.ts";
 import { buildNode } from "./node-view.ts";
-import { buildOverview, buildTopology } from "./overview.ts";
+import { buildOverview, buildTopology, topologyWithoutFigures } from "./overview.ts";
 import { buildPair, PAIR_WINDOWS } from "./pair-view.ts";
 import { PrometheusClient } from "./prometheus-client.ts";
 import { eq } from "./promql.ts";
@@ -111,10 +112,10 @@ export class FleetService {
     return this.matrices.get(protocol);
   }
 
-  /** Nodes, agents and links (worst of tcp/udp/icmp). */
+  /** Nodes, agents and links (worst of tcp/udp/icmp); without Prometheus, the controller's view alone. */
   async topology(): Promise<FleetTopology> {
-    this.metrics();
     const view = await this.view();
+    if (!this.prom) return topologyWithoutFigures(view, new Date(this.now()));
     const ms = await Promise.all((["tcp", "udp", "icmp"] as const).map((p) => this.matrices.get(p)));
     return buildTopology(view, ms, new Date(this.now()));
   }

@@ -14,7 +14,9 @@ import type {
   TopologyNode,
   WorstPair,
 } from "@svc/contract";
+import type { FigureMap } from "./figure-map.ts";
 import type { FleetView } from "./fleet-view.ts";
+import { buildMatrix } from "./matrix.ts";
 import { isScored, TIER_RANK, worstTier } from "./tiers.ts";
 
 /** Worst pairs listed on the overview. */
@@ -74,6 +76,16 @@ export function buildTopology(view: FleetView, matrices: readonly FleetMatrix[],
     }
   const links = [...worst.values()].filter((l) => l.tier !== "unplanned" && l.tier !== "notrun");
   return { generatedAt: now.toISOString(), nodes, links };
+}
+
+/**
+ * The topology without a metrics server: the controller's nodes, agents and planned, run links, each link `nodata`
+ * and the body marked `figuresAbsent`.
+ */
+export function topologyWithoutFigures(view: FleetView, now: Date): FleetTopology {
+  const none: FigureMap = new Map();
+  const matrices = (["tcp", "udp", "icmp"] as const).map((p) => buildMatrix(view, p, none, now));
+  return { ...buildTopology(view, matrices, now), figuresAbsent: true };
 }
 
 function topologyNode(view: FleetView, name: string, zone: string, ready: boolean): TopologyNode {
