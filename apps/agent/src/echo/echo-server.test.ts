@@ -7,8 +7,7 @@ import { RawSocket } from "@svc/native";
 import { EchoServer } from "./echo-server.ts";
 
 const isRoot = process.getuid?.() === 0;
-const rootSkip =
-  isRoot || process.env.CI === "true" ? false : "needs root (binds port 999, raw socket, netns)";
+const rootSkip = isRoot || process.env.CI === "true" ? false : "needs root (raw socket, netns)";
 
 interface Reply {
   data: Buffer;
@@ -86,12 +85,33 @@ test("echoes a 9000-byte payload in full", async () => {
   c.close();
 });
 
-test("refuses a source port below 1024", { skip: rootSkip }, async () => {
-  const before = server.stats().refused["privileged-source-port"] ?? 0;
-  const c = await udpClient("udp4", "127.0.0.1", 999);
-  assert.equal(await roundTrip(c, Buffer.from("x"), server.port, "127.0.0.1"), undefined);
-  assert.equal(server.stats().refused["privileged-source-port"], before + 1);
-  c.close();
+/** Sends one UDP datagram to the echo on loopback with a forged source port (raw socket: nothing is bound there). */
+function forge(sourcePort: number): void {
+  const raw = RawSocket.open({ family: 4, kind: "raw", protocol: 17 });
+  const udp = Buffer.alloc(9);
+  udp.writeUInt16BE(sourcePort, 0);
+  udp.writeUInt16BE(server.port, 2);
+  udp.writeUInt16BE(udp.length, 4); // checksum 0: none, valid for IPv4
+  udp[8] = 0x78;
+  raw.send(udp, "127.0.0.1", 0);
+  raw.close();
+}
+
+/** Waits (bounded) until the refusal counter `reason` reaches `n`. */
+async function refusedReaches(reason: "privileged-source-port" | "own-echo-port", n: number): Promise<void> {
+  const deadline = Date.now() + 5000;
+  while ((server.stats().refused[reason] ?? 0) < n && Date.now() < deadline) {
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+test("refuses a source port below 1024 (forged, so no port is bound)", { skip: rootSkip }, async () => {
+  const before = server.stats();
+  forge(999);
+  await refusedReaches("privileged-source-port", (before.refused["privileged-source-port"] ?? 0) + 1);
+  const after = server.stats();
+  assert.equal(after.refused["privileged-source-port"], (before.refused["privileged-source-port"] ?? 0) + 1);
+  assert.equal(after.replied, before.replied);
 });
 
 test("refuses a registered agent's echo endpoint", async () => {
@@ -108,17 +128,9 @@ test("refuses a registered agent's echo endpoint", async () => {
 test("refuses its own echo port via loopback (forged with a raw UDP socket)", {
   skip: rootSkip,
 }, async () => {
-  const port = server.port;
-  const raw = RawSocket.open({ family: 4, kind: "raw", protocol: 17 });
-  const udp = Buffer.alloc(9);
-  udp.writeUInt16BE(port, 0); // source port = the echo port
-  udp.writeUInt16BE(port, 2);
-  udp.writeUInt16BE(udp.length, 4); // checksum 0: none, valid for IPv4
-  udp[8] = 0x78;
   const beforeOwn = server.stats().refused["own-echo-port"] ?? 0;
-  raw.send(udp, "127.0.0.1", 0);
-  await new Promise((r) => setTimeout(r, 200));
-  raw.close();
+  forge(server.port); // source port = the echo port
+  await refusedReaches("own-echo-port", beforeOwn + 1);
   assert.equal(server.stats().refused["own-echo-port"], beforeOwn + 1);
 });
 

@@ -10,7 +10,8 @@ export type EchoRefusal =
   | "own-echo-port"
   | "broadcast"
   | "multicast"
-  | "rate-limited";
+  | "rate-limited"
+  | "ip-rate-limited";
 
 /** Options of EchoServer. */
 export interface EchoServerOptions {
@@ -28,8 +29,24 @@ export interface EchoServerOptions {
   localAddresses?: () => LocalAddressSet;
   /** How often the interface table is re-read, ms. Default 30000. */
   refreshIntervalMs?: number;
+  /** budget per source ip:port (spec §8.1; defaults burst 256, 64/s, 4096 sources) */
   rateLimit?: SourceRateLimiterOptions;
+  /** budget per source ip on top (defaults PER_IP_BUDGET); its clock defaults to rateLimit's */
+  rateLimitPerIp?: SourceRateLimiterOptions;
 }
+
+/**
+ * Per source address, on top of the per ip:port budget: 4x one port's (burst 1024, 1024 + 256/s), at most 4096
+ * addresses tracked. One forged address rotating ports drew 23.7x one port's replies at 2,000 ports, without bound
+ * as ports grow; now at most 4x. An agent probes from one port, so its own traffic (a few datagrams a second)
+ * never comes near either budget, and up to four such senders behind one NAT address keep the full per-port
+ * burst each.
+ */
+export const PER_IP_BUDGET: Readonly<Required<Omit<SourceRateLimiterOptions, "now">>> = {
+  burst: 1024,
+  refillPerSecond: 256,
+  maxSources: 4096,
+};
 
 /** Counters for tests and metrics. */
 export interface EchoStats {
@@ -42,11 +59,13 @@ export interface EchoStats {
 /**
  * The agent's UDP echo server (spec §8.3): one IPv4 and one IPv6-only socket on the same port; echoes each
  * datagram's payload unchanged (up to 65535 bytes) from the address the datagram reached, unless a refusal rule
- * matches or the source ip:port is over its token bucket (burst 256, 64/s, 4096 sources).
+ * matches, the source ip:port is over its token bucket (burst 256, 64/s, 4096 sources), or the source address is
+ * over its own (PER_IP_BUDGET: burst 1024, 256/s, 4096 addresses).
  */
 export class EchoServer {
   readonly #opts: EchoServerOptions;
   readonly #limiter: SourceRateLimiter;
+  readonly #ipLimiter: SourceRateLimiter;
   readonly #sockets: RawSocket[] = [];
   #port = 0;
   #local: LocalAddressSet = { own: new Set(), broadcast: new Set() };
@@ -58,6 +77,12 @@ export class EchoServer {
   constructor(opts: EchoServerOptions) {
     this.#opts = opts;
     this.#limiter = new SourceRateLimiter(opts.rateLimit);
+    const now = opts.rateLimitPerIp?.now ?? opts.rateLimit?.now;
+    this.#ipLimiter = new SourceRateLimiter({
+      ...PER_IP_BUDGET,
+      ...opts.rateLimitPerIp,
+      ...(now ? { now } : {}),
+    });
   }
 
   /** Binds both sockets. Rejects (and leaves nothing open) when a port is taken. */
@@ -150,9 +175,15 @@ export class EchoServer {
     return undefined;
   }
 
+  /** The budget a datagram is over, if any: its ip:port's first, then its address's (only when the first allows). */
+  #overBudget(d: Datagram): EchoRefusal | undefined {
+    if (!this.#limiter.allow(`${d.address}:${d.port}`)) return "rate-limited";
+    if (!this.#ipLimiter.allow(d.address)) return "ip-rate-limited";
+    return undefined;
+  }
+
   #handle(s: RawSocket, d: Datagram): void {
-    const reason =
-      this.#refusal(d) ?? (this.#limiter.allow(`${d.address}:${d.port}`) ? undefined : "rate-limited");
+    const reason = this.#refusal(d) ?? this.#overBudget(d);
     if (reason) {
       this.#refused[reason] = (this.#refused[reason] ?? 0) + 1;
       return;
