@@ -295,3 +295,25 @@ test("oidc-mode permission matrix; boot warns about bindings of non-oidc users",
     await server.stop();
   }
 });
+
+test("OIDC groups named like Object.prototype keys hold no role: fleet reads answer 403", async () => {
+  const groups = ["constructor", "__proto__", "toString", "hasOwnProperty"];
+  idp.accounts.set("mallory", { id: "mallory", preferred_username: "mallory", groups });
+  const { db } = await dbs.fresh();
+  const server = await startConsole(yaml().replace("  mode: oidc\n", '  mode: oidc\n  defaultRole: ""\n'), {
+    db,
+    clock: new TestClock(Date.now()),
+    server: { unsafeOidcTestIssuer: idp.issuer },
+  });
+  await server.whenReady();
+  try {
+    const b = await signIn(server, "mallory");
+    const me = (await b.request("GET", "/api/v1/auth/me")).body as Me;
+    assert.deepEqual(me.groups, groups);
+    assert.deepEqual(me.roles, []);
+    for (const path of ["/topology", "/matrix", "/overview", "/nodes/a", "/pairs/a/b"])
+      assert.equal((await b.request("GET", `/api/v1/fleet${path}`)).status, 403, path);
+  } finally {
+    await server.stop();
+  }
+});
