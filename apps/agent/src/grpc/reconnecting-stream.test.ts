@@ -334,3 +334,45 @@ test("stream reset: a stream the server resets mid-flight is re-opened after the
   s.send(2);
   await until("message after the reset", () => r.got.includes(2));
 });
+
+test("a controller that answers again ends the wait at once and resets the backoff; one that answered is waited for", () => {
+  let reachable = false;
+  const pending: (() => void)[] = [];
+  let unwatched = 0;
+  const channel = {
+    redial: () => {},
+    whenAnswering: (cb: () => void) => {
+      if (reachable) return undefined;
+      pending.push(cb);
+      return () => unwatched++;
+    },
+  };
+  const h = harness({ channel });
+  h.stream.start();
+  for (let i = 0; i < 5; i++) {
+    h.last().fail("connect ECONNREFUSED");
+    h.clock.advance(h.clock.nextDelay() ?? 0);
+  }
+  h.last().fail("connect ECONNREFUSED");
+  assert.equal(h.clock.nextDelay(), 30_000);
+  const attempts = h.calls.length;
+  // the channel connects again: the next attempt opens now, with no virtual time passing
+  pending.at(-1)?.();
+  assert.equal(h.calls.length, attempts + 1);
+  assert.equal(h.stream.state(), "streaming");
+  // and the backoff started over
+  h.last().fail("connect ECONNREFUSED");
+  assert.equal(h.clock.nextDelay(), 2000);
+  // a stale readiness callback from an earlier wait changes nothing
+  const before = h.calls.length;
+  pending[0]?.();
+  assert.equal(h.calls.length, before);
+  // the controller is reachable and refuses: no shortcut, the backoff grows as usual
+  reachable = true;
+  h.clock.advance(2000);
+  h.last().fail("registration refused");
+  assert.equal(h.clock.nextDelay(), 4000);
+  assert.equal(h.stream.state(), "waiting");
+  h.stream.stop();
+  assert.ok(unwatched >= 1, "a wait ended by its timer or stop() stops its watch");
+});

@@ -2,6 +2,7 @@ import { grpc } from "@svc/protocol";
 import { type ClockEntry, type ProbeClock, timerClock } from "../clock/probe-clock.ts";
 import { type BackoffPolicy, backoffDelay, REGISTER_BACKOFF } from "../registration/facts.ts";
 import { type Logger, silentLogger } from "../registration/logger.ts";
+import type { Readiness } from "./controller-channel.ts";
 
 /** The status details a standby controller refuses leader-only streams with (code UNAVAILABLE). */
 export const NOT_THE_LEADER = "not the leader";
@@ -48,8 +49,12 @@ export interface ReconnectingStreamOptions<T> {
   onConnected?: () => void;
   /** after each failed attempt, once the retry is scheduled */
   onBreak?: (b: StreamBreak) => void;
-  /** re-dialled after a `not the leader` answer, so the next attempt may reach another replica */
-  channel?: { redial(): void };
+  /**
+   * re-dialled after a `not the leader` answer, so the next attempt may reach another replica; when it tells
+   * readiness, a wait after an attempt that failed because the controller could not be reached ends as soon as
+   * it answers again (the backoff starts over)
+   */
+  channel?: { redial(): void } & Partial<Readiness>;
   /** default REGISTER_BACKOFF: 2 s doubling to 30 s, up to 25 % jitter (spec §8.2) */
   backoff?: BackoffPolicy;
   /** a stream open at least this long counts as healthy even without a message, ms; default backoff.maxMs */
@@ -77,6 +82,11 @@ export interface ReconnectingStreamOptions<T> {
  * alone do not count, so a controller that accepts and then drops every stream at once is retried at growing
  * intervals, not every 2 s.
  *
+ * Controller back: when the channel tells readiness and the controller could not be reached when the wait began,
+ * the wait ends as soon as the channel connects again, and the backoff starts over; so after a controller
+ * restart the fleet is back within about a second of it listening, not after each agent's remaining 30 s. A
+ * controller that answers with an error (refusals, `not the leader`) is waited for as usual.
+ *
  * stop() cancels the pending wait and the open stream; nothing runs afterwards. reconnect() replaces the open
  * stream (or the one being opened) by a new one at once, without counting a failure; during a wait it does
  * nothing (the pending attempt opens with current state). Time comes from `clock`, jitter from `random`.
@@ -97,6 +107,8 @@ export class ReconnectingStream<T> {
   #confirmed = false;
   #delivered = false;
   #openedAt = 0;
+  /** stops the readiness watch of the current wait */
+  #unwatch: (() => void) | undefined;
 
   constructor(opts: ReconnectingStreamOptions<T>) {
     this.#o = opts;
@@ -118,6 +130,7 @@ export class ReconnectingStream<T> {
     this.#gen++;
     this.#timer?.cancel();
     this.#timer = undefined;
+    this.#stopWatching();
     const call = this.#call;
     this.#call = undefined;
     if (call) discard(call);
@@ -147,6 +160,7 @@ export class ReconnectingStream<T> {
 
   #openNow(): void {
     this.#timer = undefined;
+    this.#stopWatching();
     const gen = ++this.#gen;
     this.#state = "opening";
     this.#again = false;
@@ -225,11 +239,31 @@ export class ReconnectingStream<T> {
     if (notLeader) this.#o.channel?.redial();
     const retryInMs = backoffDelay(this.#failures++, this.#backoff, this.#o.random);
     this.#wait(retryInMs);
+    if (!notLeader) this.#watchForController();
     this.#logger.warn(
       { stream: this.#o.name, reason, code, retryMs: retryInMs },
       "stream broken, reconnecting",
     );
     this.#o.onBreak?.({ reason, code, notLeader, healthy, retryInMs });
+  }
+
+  /** During this wait: when the controller was unreachable and answers again, open now with a fresh backoff. */
+  #watchForController(): void {
+    const gen = this.#gen;
+    const unwatch = this.#o.channel?.whenAnswering?.(() => {
+      if (gen !== this.#gen || this.#state !== "waiting") return;
+      this.#unwatch = undefined;
+      this.#failures = 0;
+      this.#timer?.cancel();
+      this.#logger.info({ stream: this.#o.name }, "controller answering again, reconnecting now");
+      this.#openNow();
+    });
+    this.#unwatch = unwatch;
+  }
+
+  #stopWatching(): void {
+    this.#unwatch?.();
+    this.#unwatch = undefined;
   }
 
   #wait(ms: number): void {

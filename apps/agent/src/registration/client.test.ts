@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { Controller, RawAgentClient, registerRequest, testConfig, waitUntil } from "@svc/controller";
 import type { Peer } from "@svc/protocol";
+import { ManualClock } from "../clock/testdata/manual-clock.ts";
 import { RegistrationClient, type RegistrationClientOptions } from "./client.ts";
 
 const version = { version: "2.5.0", commit: "abc" };
@@ -154,6 +155,35 @@ test("re-registers with a controller restarted on the same port (which forgot it
     );
     await waitUntil(() => lists > before, "a peer list from the new controller");
     assert.equal((await topologyAgents(c2))[0]?.nodeName, "agent-node");
+  } finally {
+    await agent.stop();
+    await second?.stop();
+  }
+});
+
+test("after a long outage the agent re-registers within 2 s of the controller answering, not after its backoff", async () => {
+  const first = await startController();
+  const port = first.grpcPort;
+  // backoff in virtual time: only the readiness watch can end a wait here
+  const clock = new ManualClock();
+  const agent = client(port, { clock, backoff: { initialMs: 2000, maxMs: 30_000, jitter: 0 } });
+  let second: Controller | undefined;
+  try {
+    agent.start();
+    await waitUntil(() => agent.ready(), "first peer list");
+    await first.stop();
+    // let attempts fail until the agent waits the full 30 s
+    await waitUntil(async () => {
+      const wait = clock.nextDelay();
+      if (wait === 30_000) return true;
+      if (wait !== undefined) clock.advance(wait);
+      return false;
+    }, "the backoff to reach 30 s");
+    second = await startController(port);
+    const c2 = second;
+    const back = Date.now();
+    await waitUntil(() => c2.registry.get(agent.agentId()) !== undefined, "re-registration", 2000);
+    assert.ok(Date.now() - back <= 2000);
   } finally {
     await agent.stop();
     await second?.stop();
