@@ -69,20 +69,24 @@ test("a live agent's node name cannot be taken from another address until its TT
   );
 });
 
-test("a live agent id cannot be re-registered from another address under another name", () => {
+test("an agent (same id) may re-register from a new address, even under a new node name", () => {
   const r = new AgentRegistry({ ttlMs: 30_000 });
   r.register(reg({ agentId: "a1", nodeName: "node-a" }));
-  assert.throws(
-    () => r.register(reg({ agentId: "a1", nodeName: "node-b", address: "198.18.0.66" })),
-    (err: unknown) => err instanceof ConflictError && err.message.includes("this agent id"),
-  );
-  // the same agent moving to another node name from its own address is a re-registration
-  r.register(reg({ agentId: "a1", nodeName: "node-b" }));
+  r.register(reg({ agentId: "a1", nodeName: "node-a", address: "198.18.0.7" }));
+  assert.equal(r.get("a1")?.address, "198.18.0.7");
+  r.register(reg({ agentId: "a1", nodeName: "node-b", address: "198.18.0.8" }));
   assert.deepEqual(
-    r.list().map((a) => [a.id, a.nodeName]),
-    [["a1", "node-b"]],
+    r.list().map((a) => [a.id, a.nodeName, a.address]),
+    [["a1", "node-b", "198.18.0.8"]],
   );
   assert.equal(r.agentOnNode("node-a"), undefined);
+  // but not onto a node another live agent holds from elsewhere
+  r.register(reg({ agentId: "c1", nodeName: "node-c", address: "198.18.0.9" }));
+  assert.throws(
+    () => r.register(reg({ agentId: "a1", nodeName: "node-c", address: "198.18.0.8" })),
+    ConflictError,
+  );
+  assert.equal(r.get("a1")?.nodeName, "node-b", "a refused move leaves the agent where it was");
 });
 
 test("holderIsStale lets a registration replace a live holder from another address", () => {

@@ -35,9 +35,9 @@ export interface RegisterOptions {
 
 /**
  * The set of registered agents, keyed by agent id, at most one agent per node name. A registration replaces the
- * agent holding its node name or id when that agent registered from the same address, or has not been heard
- * from within the TTL (or `holderIsStale` says so); otherwise it is refused (ConflictError), so nobody takes a
- * live agent's place from elsewhere. Agents not heard from within the TTL are evicted by a timer that runs
+ * agent holding its id, and the agent holding its node name when that is the same agent, registered from the
+ * same address, or has not been heard from within the TTL (or `holderIsStale` says so); otherwise it is refused
+ * (ConflictError), so no other agent takes a live agent's node from elsewhere. Agents not heard from within the TTL are evicted by a timer that runs
  * between start() and stop(). Listeners hear every change synchronously. Every operation but list() is O(1).
  */
 export class AgentRegistry {
@@ -89,8 +89,8 @@ export class AgentRegistry {
 
   /**
    * Registers (or re-registers) an agent. The id is the requested one, else the node name. The agents holding the
-   * same node name or the same id are replaced, unless one of them is live, registered from another address and
-   * not stale (ConflictError naming the holder's address). Zone: `external` for external agents, else the
+   * same node name or the same id are replaced, unless the node name's holder is another agent (another id),
+   * live, registered from another address and not stale (ConflictError naming the holder's address). Zone: `external` for external agents, else the
    * reported zone, else the node inventory's zone, else "" (no inventory outside Kubernetes).
    */
   register(reg: Registration, opts: RegisterOptions = {}): RegisteredAgent {
@@ -102,12 +102,13 @@ export class AgentRegistry {
     if (byId !== undefined && byId !== byName) replaced.push(byId);
     const now = this.#now();
     for (const holder of replaced) {
-      if (holder.address === reg.address || now - holder.lastSeen > this.#ttlMs) continue;
+      // the same agent (by id) may move; another agent may not take a live one's name from elsewhere
+      if (holder.id === id || holder.address === reg.address || now - holder.lastSeen > this.#ttlMs) continue;
       if (opts.holderIsStale?.(holder) === true) continue;
-      const what = holder.nodeName === reg.nodeName ? `node name "${reg.nodeName}"` : "this agent id";
       throw new ConflictError(
-        `${what} is held by a live agent at ${holder.address}; it can be taken from another address once that ` +
-          `agent has not been heard from for ${Math.round(this.#ttlMs / 1000)} s (controller.agentTtl)`,
+        `node name "${reg.nodeName}" is held by a live agent at ${holder.address}; another agent can take it ` +
+          `from another address once that one has not been heard from for ${Math.round(this.#ttlMs / 1000)} s ` +
+          "(controller.agentTtl)",
       );
     }
     for (const a of replaced) this.#remove(a);
