@@ -37,6 +37,8 @@ after(async () => {
   await controller?.close();
 });
 
+let adminId: string | undefined;
+
 /** Cookie and CSRF headers of the administrator, or of a fresh session made in the store (for logout). */
 async function credentials(spec: RouteSpec): Promise<Record<string, string>> {
   if (spec.name !== "logout") {
@@ -45,10 +47,10 @@ async function credentials(spec: RouteSpec): Promise<Record<string, string>> {
   }
   const id = randomBytes(32).toString("base64url");
   const csrf = randomBytes(24).toString("base64url");
-  const admin = await e.store.getUserByUsername("admin");
+  adminId ??= (await e.store.getUserByUsername("admin"))?.id;
   await e.store.createSession({
     idHash: hashSessionId(id),
-    subject: `local:${admin?.id}`,
+    subject: `local:${adminId}`,
     display: "admin",
     groups: [],
     csrf,
