@@ -1,4 +1,5 @@
 import {
+  allStates,
   destroyAllPathLabs,
   destroyNetwork,
   healLab,
@@ -7,11 +8,14 @@ import {
   Lab,
   listLabBridges,
   listLabNamespaces,
+  liveStates,
   PATH_LAB_USAGE,
   parseFault,
   readState,
+  removeState,
 } from "@svc/lab";
 import { type Args, allowFlags, stringFlag, UsageError } from "./args.ts";
+import { onStopRequest } from "./stop-request.ts";
 
 export const LAB_USAGE = `usage:
   svc lab [--agents N] [--no-netns] [--no-prometheus] [--no-console] [--dir DIR] [--interval DURATION]
@@ -24,7 +28,7 @@ export const LAB_USAGE = `usage:
   svc lab fault hoploss NODE PERCENT                   loss on NODE's echo replies and time-exceeded
   svc lab heal                                         remove every fault
   svc lab status                                       show the running lab
-  svc lab down [--all]                                 remove leftovers of labs that were killed
+  svc lab down [--all]                                 remove leftovers of labs that were killed (--all: every lab)
   (fault, heal and status take --lab INDEX when several labs run)
 multi-hop paths (routers between two hosts, per-link MTU, IPv6):
 ${PATH_LAB_USAGE}`;
@@ -85,19 +89,39 @@ async function runLab(args: Args): Promise<number> {
     config,
     log: (line) => console.log(`lab: ${line}`),
   });
-  let stopping = false;
-  const stop = async () => {
-    if (stopping) return;
-    stopping = true;
-    console.log("\nlab: stopping ...");
-    await lab.stop();
-    console.log("lab: stopped, nothing left running");
+  let stopped: Promise<void> | undefined;
+  let wake = (): void => {};
+  const stop = (reason: string): void => {
+    if (stopped) return;
+    console.log(`\nlab: ${reason}: stopping ...`);
+    stopped = lab.stop().then(() => console.log("lab: stopped, nothing left running"));
+    wake();
   };
-  const done = new Promise<void>((resolve) => {
-    process.once("SIGINT", () => void stop().then(resolve));
-    process.once("SIGTERM", () => void stop().then(resolve));
-  });
-  await lab.start();
+  // the terminal or the pipe may be gone by the time a stop arrives (SIGHUP, a killed wrapper): a failed write of
+  // progress text must not end the process before its cleanup
+  for (const stream of [process.stdout, process.stderr]) stream.on("error", () => undefined);
+  const dispose = onStopRequest(stop);
+  try {
+    try {
+      await lab.start();
+    } catch (err) {
+      // a stop request during the start: the start gave up and the lab is torn down
+      if (stopped) {
+        await stopped;
+        return 0;
+      }
+      throw err;
+    }
+    printLab(lab);
+    if (!stopped) await new Promise<void>((resolve) => (wake = resolve));
+    await stopped;
+    return 0;
+  } finally {
+    dispose();
+  }
+}
+
+function printLab(lab: Lab): void {
   console.log("");
   console.log(
     `svc lab ${lab.index} is up (${lab.nodes.length} agents${lab.netns ? ", one network namespace each" : ""})`,
@@ -115,30 +139,28 @@ async function runLab(args: Args): Promise<number> {
   if (lab.prometheusUrl) console.log(`  prometheus       ${lab.prometheusUrl}`);
   console.log(`  logs and configs ${lab.dir}`);
   console.log("Press Ctrl-C to stop everything.");
-  await done;
-  return 0;
 }
 
+/**
+ * `svc lab down`: removes the network (namespaces, bridge) and state file of every lab whose process is gone; a lab
+ * whose process runs keeps everything. `--all` removes every lab network, running or not, and every path lab.
+ */
 async function down(args: Args): Promise<number> {
   if (!isRoot()) {
     console.log("nothing to remove: labs without root use no network namespaces");
     return 0;
   }
-  const live = new Set<number>();
-  try {
-    // a lab that is still running keeps its network unless --all
-    live.add(readState().index);
-  } catch {
-    // none running, or several: only stale ones are removed below
-  }
-  const bridges = await listLabBridges();
+  const all = args.flags.has("all");
+  const live = new Set(all ? [] : liveStates().map((s) => s.index));
   let removed = 0;
-  for (const index of bridges) {
+  for (const index of await listLabBridges()) {
     if (live.has(index)) continue;
     await destroyNetwork(index, await listLabNamespaces(index));
     removed++;
   }
-  console.log(`removed ${removed} stale lab network(s)`);
-  if (args.flags.has("all")) console.log(`removed ${await destroyAllPathLabs()} path lab(s)`);
+  for (const s of allStates()) if (!live.has(s.index)) removeState(s.index);
+  console.log(`removed ${removed} ${all ? "" : "stale "}lab network(s)`);
+  if (live.size > 0) console.log(`kept running lab(s): ${[...live].sort((a, b) => a - b).join(", ")}`);
+  if (all) console.log(`removed ${await destroyAllPathLabs()} path lab(s)`);
   return 0;
 }

@@ -7,11 +7,11 @@ import { stringify } from "yaml";
 import { LabDnsServer } from "./dns.ts";
 import { isRoot } from "./exec.ts";
 import { applyFault, type Fault, type FaultEndpoint, healAll } from "./faults.ts";
-import { addNode, bridgeAddress, createBridge, destroyNetwork } from "./netns.ts";
+import { addNode, bridgeAddress, createBridge, destroyNetwork, listLabNamespaces } from "./netns.ts";
 import { freePorts } from "./ports.ts";
 import { httpOk, type ManagedProcess, startProcess, stopProcess, waitFor } from "./processes.ts";
 import { type ScrapeTarget, startPrometheus } from "./prometheus.ts";
-import { type LabState, removeState, writeState } from "./state.ts";
+import { type LabState, processStart, removeState, writeState } from "./state.ts";
 
 /** Options of a lab. */
 export interface LabOptions {
@@ -68,7 +68,10 @@ export class Lab {
   private prometheus: ManagedProcess | undefined;
   private console: ManagedProcess | undefined;
   private dns: LabDnsServer | undefined;
-  private stopped = false;
+  /** aborted by stop(): a start in progress gives up at its next step */
+  private readonly abort = new AbortController();
+  private starting: Promise<void> | undefined;
+  private stopping: Promise<void> | undefined;
 
   constructor(private readonly opts: LabOptions = {}) {}
 
@@ -76,14 +79,23 @@ export class Lab {
     this.opts.log?.(line);
   }
 
-  /** Starts everything; on failure tears down what was started and rethrows. */
+  /**
+   * Starts everything; on failure tears down what was started and rethrows. stop() during a start makes it give up
+   * at its next step (rejecting) and tears everything down.
+   */
   async start(): Promise<void> {
+    this.starting = this.startInner();
     try {
-      await this.startInner();
+      await this.starting;
     } catch (err) {
       await this.stop();
       throw err;
     }
+  }
+
+  /** Throws when stop() was called: a start in progress goes no further. */
+  private checkStopped(): void {
+    if (this.abort.signal.aborted) throw new Error("lab stopped while starting");
   }
 
   private async startInner(): Promise<void> {
@@ -100,10 +112,14 @@ export class Lab {
     const namespaces: { name: string; namespace: string; address: string }[] = [];
     if (this.netns) {
       this.index = await createBridge();
+      // claimed: from now on `svc lab down` elsewhere sees this lab as running (its state names this process)
+      writeState(this.state());
+      this.checkStopped();
       controllerHost = bridgeAddress(this.index);
       this.log(`network: bridge svcbr${this.index}, 198.18.${this.index}.0/24`);
       for (let i = 1; i <= count; i++) {
         const n = await addNode(this.index, `node-${i}`, i);
+        this.checkStopped();
         namespaces.push({ name: n.name, namespace: n.namespace, address: n.address });
       }
     } else {
@@ -115,11 +131,13 @@ export class Lab {
     // DNS responder for the dns checker: lab names only, never the machine's resolver.
     const dnsRecords: Record<string, string> = { "kubernetes.default.svc.cluster.local": controllerHost };
     for (const n of namespaces) dnsRecords[`${n.name}.lab`] = n.address;
+    this.checkStopped();
     this.dns = new LabDnsServer(dnsRecords);
     const dnsPort = await this.dns.start(controllerHost, this.netns ? 53 : 0);
     const resolver = dnsPort === 53 ? controllerHost : `${controllerHost}:${dnsPort}`;
 
     const [cHttp, cMetrics, cGrpc, promPort] = await freePorts(4);
+    this.checkStopped();
     const controllerConfig = this.merge({
       httpPort: cHttp,
       metricsPort: cMetrics,
@@ -140,10 +158,12 @@ export class Lab {
       () => httpOk(`${this.controllerUrl}/readyz`),
       30_000,
       this.controller,
+      this.abort.signal,
     );
     this.log(`controller: ${this.controllerUrl} (gRPC ${controllerHost}:${cGrpc})`);
 
     const agentPorts = this.netns ? [] : await freePorts(count * 3);
+    this.checkStopped();
     for (const [i, n] of namespaces.entries()) {
       const ports = this.netns
         ? { httpPort: 8080, metricsPort: 9091, grpcPort: 9090 }
@@ -189,7 +209,13 @@ export class Lab {
       });
     }
     for (const node of this.nodes) {
-      await waitFor(`${node.name} /readyz`, () => httpOk(`${node.httpUrl}/readyz`), 30_000, node.process);
+      await waitFor(
+        `${node.name} /readyz`,
+        () => httpOk(`${node.httpUrl}/readyz`),
+        30_000,
+        node.process,
+        this.abort.signal,
+      );
       this.log(`agent ${node.name} (${node.zone}): ${node.httpUrl}  metrics ${node.metricsUrl}`);
     }
 
@@ -209,6 +235,7 @@ export class Lab {
         port: promPort!,
         targets,
         intervalSeconds: this.opts.scrapeIntervalSeconds ?? 5,
+        signal: this.abort.signal,
       });
       this.prometheus = started.process;
       this.prometheusUrl = started.url;
@@ -223,6 +250,7 @@ export class Lab {
   /** The console on PGlite under the lab directory, with a bootstrap admin whose password is new each lab. */
   private async startConsole(controllerHttpPort: number): Promise<void> {
     const [httpPort, metricsPort] = await freePorts(2);
+    this.checkStopped();
     const password = randomBytes(12).toString("base64url");
     const passwordFile = join(this.dir, "console-admin-password");
     writeFileSync(passwordFile, `${password}\n`, { mode: 0o600 });
@@ -240,7 +268,13 @@ export class Lab {
       logFile: join(this.dir, "console.log"),
     });
     this.consoleUrl = `http://127.0.0.1:${httpPort}`;
-    await waitFor("console /readyz", () => httpOk(`${this.consoleUrl}/readyz`), 90_000, this.console);
+    await waitFor(
+      "console /readyz",
+      () => httpOk(`${this.consoleUrl}/readyz`),
+      90_000,
+      this.console,
+      this.abort.signal,
+    );
     this.consoleAdmin = { username: "admin", password };
     this.log(`console: ${this.consoleUrl} (admin / ${password})`);
   }
@@ -251,8 +285,10 @@ export class Lab {
 
   /** What `svc lab fault` run from another terminal needs. */
   state(): LabState {
+    const pidStart = processStart(process.pid);
     return {
       pid: process.pid,
+      ...(pidStart === undefined ? {} : { pidStart }),
       index: this.index,
       dir: this.dir,
       netns: this.netns,
@@ -284,17 +320,26 @@ export class Lab {
     return n;
   }
 
-  /** Stops every process and removes the network; safe to call twice. */
-  async stop(): Promise<void> {
-    if (this.stopped) return;
-    this.stopped = true;
+  /**
+   * Stops every process and removes the network and the state file; safe to call twice and during start() (which
+   * then gives up at its next step; the teardown waits for that).
+   */
+  stop(): Promise<void> {
+    this.stopping ??= this.teardown();
+    return this.stopping;
+  }
+
+  private async teardown(): Promise<void> {
+    this.abort.abort();
+    await this.starting?.catch(() => undefined);
     await Promise.all(this.nodes.map((n) => stopProcess(n.process)));
     if (this.controller) await stopProcess(this.controller);
     if (this.prometheus) await stopProcess(this.prometheus);
     if (this.console) await stopProcess(this.console);
     this.dns?.stop();
     if (this.netns && this.index > 0) {
-      await destroyNetwork(this.index, this.nodes.map((n) => n.namespace ?? "").filter(Boolean));
+      // every namespace of this lab's index, also one whose node had not started yet (the index is this lab's own)
+      await destroyNetwork(this.index, await listLabNamespaces(this.index).catch(() => []));
     }
     removeState(this.index);
   }

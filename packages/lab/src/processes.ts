@@ -51,16 +51,18 @@ export async function stopProcess(p: ManagedProcess, graceMs = 5000): Promise<vo
 
 /**
  * Polls `check` until it resolves true or `timeoutMs` passes. When `process` is given and exits first, fails at
- * once naming its log file.
+ * once naming its log file; when `signal` aborts, fails at once too.
  */
 export async function waitFor(
   what: string,
   check: () => Promise<boolean>,
   timeoutMs: number,
   process?: ManagedProcess,
+  signal?: AbortSignal,
 ): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
+    if (signal?.aborted) throw new Error(`stopped while waiting for ${what}`);
     const code = process?.child.exitCode ?? process?.child.signalCode;
     if (process && code !== null && code !== undefined) {
       throw new Error(`${process.name} exited (${code}) while waiting for ${what}; see ${process.logFile}`);

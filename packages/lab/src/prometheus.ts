@@ -40,6 +40,8 @@ export async function startPrometheus(opts: {
   port: number;
   targets: readonly ScrapeTarget[];
   intervalSeconds: number;
+  /** aborts the wait for readiness (the process is stopped) */
+  signal?: AbortSignal;
 }): Promise<{ process: ManagedProcess; url: string }> {
   const configFile = join(opts.dir, "prometheus.yml");
   writeFileSync(configFile, prometheusConfig(opts.targets, opts.intervalSeconds));
@@ -56,7 +58,7 @@ export async function startPrometheus(opts: {
     { logFile: join(opts.dir, "prometheus.log") },
   );
   try {
-    await waitFor("prometheus /-/ready", () => httpOk(`${url}/-/ready`), 30_000, proc);
+    await waitFor("prometheus /-/ready", () => httpOk(`${url}/-/ready`), 30_000, proc, opts.signal);
   } catch (err) {
     await stopProcess(proc);
     throw err;

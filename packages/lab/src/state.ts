@@ -1,9 +1,11 @@
-import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 
 /** What another `svc lab ...` invocation needs to act on a running lab. */
 export interface LabState {
   pid: number;
+  /** start time of `pid` (/proc/<pid>/stat field 22), so a reused pid does not pass for the lab */
+  pidStart?: string;
   index: number;
   dir: string;
   netns: boolean;
@@ -15,26 +17,43 @@ export interface LabState {
 /** Directory holding one state file per running lab (named by lab index). */
 export const STATE_DIR = process.env.SVC_LAB_STATE_DIR ?? "/tmp/svc-lab";
 
+/** Writes the state of a lab atomically (readers never see half a file). */
 export function writeState(state: LabState): void {
   mkdirSync(STATE_DIR, { recursive: true });
-  writeFileSync(join(STATE_DIR, `lab-${state.index}.json`), `${JSON.stringify(state, null, 2)}\n`);
+  const file = join(STATE_DIR, `lab-${state.index}.json`);
+  writeFileSync(`${file}.${process.pid}.tmp`, `${JSON.stringify(state, null, 2)}\n`);
+  renameSync(`${file}.${process.pid}.tmp`, file);
 }
 
 export function removeState(index: number): void {
   rmSync(join(STATE_DIR, `lab-${index}.json`), { force: true });
 }
 
-/** Reads the state of lab `index`, or of the only running lab when index is undefined. */
-export function readState(index?: number): LabState {
+/** Every lab state file, running or not (unreadable files are skipped). */
+export function allStates(): LabState[] {
   let files: string[];
   try {
     files = readdirSync(STATE_DIR).filter((f) => /^lab-\d+\.json$/.test(f));
   } catch {
-    files = [];
+    return [];
   }
-  const states = files
-    .map((f) => JSON.parse(readFileSync(join(STATE_DIR, f), "utf8")) as LabState)
-    .filter((s) => isAlive(s.pid));
+  return files.flatMap((f) => {
+    try {
+      return [JSON.parse(readFileSync(join(STATE_DIR, f), "utf8")) as LabState];
+    } catch {
+      return [];
+    }
+  });
+}
+
+/** The states of labs whose process is still running. */
+export function liveStates(): LabState[] {
+  return allStates().filter(isLive);
+}
+
+/** Reads the state of lab `index`, or of the only running lab when index is undefined. */
+export function readState(index?: number): LabState {
+  const states = liveStates();
   const chosen = index === undefined ? states : states.filter((s) => s.index === index);
   if (chosen.length === 0) throw new Error("no running lab found (start one with `svc lab`)");
   if (chosen.length > 1) {
@@ -43,11 +62,23 @@ export function readState(index?: number): LabState {
   return chosen[0]!;
 }
 
-function isAlive(pid: number): boolean {
+/** Start time of process `pid` in clock ticks since boot, or undefined when it does not exist. */
+export function processStart(pid: number): string | undefined {
   try {
-    process.kill(pid, 0);
-    return true;
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    // the command name (field 2) may hold spaces and parentheses: count fields after its closing ")"
+    return stat.slice(stat.lastIndexOf(")") + 2).split(" ")[19];
   } catch {
-    return false;
+    return undefined;
   }
+}
+
+/** True while the lab's process runs (the same process: its start time matches when recorded). */
+export function isLive(state: LabState): boolean {
+  try {
+    process.kill(state.pid, 0);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== "EPERM") return false;
+  }
+  return state.pidStart === undefined || processStart(state.pid) === state.pidStart;
 }
