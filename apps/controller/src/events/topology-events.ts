@@ -30,8 +30,10 @@ function agentPayload(a: RegisteredAgent): TopologyAgentPayload {
  * id registered again), `agent-left`, `node-joined`, `node-left`, `node-readiness`), `reason` for agents
  * (`registered`, `deregistered`, `evicted`, `replaced`), `agent` (TopologyAgentPayload) or `node` (`name`,
  * `zone`, `ready`), and `labels`: the agent's labels (for node changes, those of the agent on that node, {} if
- * none). Agent changes come from the registry's change feed; node changes from diffing the node inventory after
- * each registry change, or whenever refreshNodes() is called (node sources with their own feed call it).
+ * none). Agent changes come from the registry's change feed; node changes from diffing, after each registry
+ * change, the inventory's entries for the node names that change touched (O(1) per registration, so a fleet
+ * registering at once costs linear time), or the whole inventory whenever refreshNodes() is called (node sources
+ * with their own feed call it).
  */
 export class TopologyEvents {
   readonly #registry: AgentRegistry;
@@ -61,15 +63,32 @@ export class TopologyEvents {
   /** Diffs the node inventory against the last view and publishes node joins, leaves and readiness changes. */
   refreshNodes(hint?: RegisteredAgent): void {
     const next = new Map(this.#nodes.list().map((n) => [n.name, n]));
-    for (const [name, node] of next) {
-      const before = this.#known.get(name);
-      if (before === undefined) this.#node("node-joined", node, hint);
-      else if (before.ready !== node.ready) this.#node("node-readiness", node, hint);
-    }
+    for (const [name, node] of next) this.#diff(this.#known.get(name), node, hint);
     for (const [name, node] of this.#known) {
       if (!next.has(name)) this.#node("node-left", node, hint);
     }
     this.#known = next;
+  }
+
+  /** Diffs the inventory's entries for `names` only (the nodes one registry change can have touched). */
+  #refreshNamed(names: Iterable<string>, hint: RegisteredAgent): void {
+    for (const name of new Set(names)) {
+      const before = this.#known.get(name);
+      const now = this.#nodes.node(name);
+      if (now === undefined) {
+        if (before === undefined) continue;
+        this.#known.delete(name);
+        this.#node("node-left", before, hint);
+      } else {
+        this.#known.set(name, now);
+        this.#diff(before, now, hint);
+      }
+    }
+  }
+
+  #diff(before: TopologyNode | undefined, node: TopologyNode, hint?: RegisteredAgent): void {
+    if (before === undefined) this.#node("node-joined", node, hint);
+    else if (before.ready !== node.ready) this.#node("node-readiness", node, hint);
   }
 
   #onChange(c: RegistryChange): void {
@@ -82,7 +101,9 @@ export class TopologyEvents {
     } else {
       this.#agent("agent-left", c.kind, c.agent);
     }
-    this.refreshNodes(c.agent);
+    const touched = [c.agent.nodeName];
+    if (c.kind === "registered") for (const old of c.replaced) touched.push(old.nodeName);
+    this.#refreshNamed(touched, c.agent);
   }
 
   #agent(change: string, reason: string, a: RegisteredAgent): void {
@@ -96,9 +117,7 @@ export class TopologyEvents {
   }
 
   #node(change: string, node: TopologyNode, hint?: RegisteredAgent): void {
-    const onNode =
-      this.#registry.list().find((a) => a.nodeName === node.name) ??
-      (hint?.nodeName === node.name ? hint : undefined);
+    const onNode = this.#registry.agentOnNode(node.name) ?? (hint?.nodeName === node.name ? hint : undefined);
     this.#publisher.publish({
       type: "TopologyChanged",
       severity: change === "node-joined" || node.ready ? "info" : "warn",

@@ -112,6 +112,11 @@ export class KubernetesNodeSource implements NodeSource {
     return this.#sorted.map((n) => ({ ...n }));
   }
 
+  node(name: string): TopologyNode | undefined {
+    const n = this.#nodes.get(name);
+    return n === undefined ? undefined : { ...n };
+  }
+
   zoneOf(nodeName: string): string | undefined {
     const zone = this.#nodes.get(nodeName)?.zone;
     return zone === "" ? undefined : zone;

@@ -7,6 +7,8 @@ import type { TopologyNode } from "@svc/protocol";
 export interface NodeSource {
   /** Nodes ordered by name. */
   list(): TopologyNode[];
+  /** One node by name, undefined when the inventory has none of that name. */
+  node(name: string): TopologyNode | undefined;
   /** The inventory's zone for a node, undefined when the inventory has none (used for agents reporting none). */
   zoneOf(nodeName: string): string | undefined;
   /** Number of agents the inventory expects (one per ready node). */

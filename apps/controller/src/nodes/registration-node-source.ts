@@ -18,6 +18,11 @@ export class RegistrationNodeSource implements NodeSource {
     return this.#registry.list().map((a) => ({ name: a.nodeName, zone: a.zone, ready: true }));
   }
 
+  node(name: string): TopologyNode | undefined {
+    const a = this.#registry.agentOnNode(name);
+    return a === undefined ? undefined : { name: a.nodeName, zone: a.zone, ready: true };
+  }
+
   zoneOf(): string | undefined {
     return undefined;
   }
