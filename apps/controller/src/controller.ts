@@ -10,6 +10,7 @@ import {
 import type { FastifyInstance } from "fastify";
 import { createHttpApi, createMetricsApi, NOT_LEADER_BODY } from "./api/http-api.ts";
 import { topologySnapshot } from "./api/topology.ts";
+import { WarmUp } from "./api/warm-up.ts";
 import { TopologyCache } from "./api/topology-cache.ts";
 import { registerDiagnosticsRoute } from "./diagnostics/route.ts";
 import { EventBus } from "./events/event-bus.ts";
@@ -51,6 +52,8 @@ export interface ControllerOptions {
   nodeSource?: (registry: AgentRegistry) => NodeSource;
   /** ms to coalesce registry changes before peer lists go out; default 150 */
   peerDebounceMs?: number;
+  /** clock for the warm-up, ms since epoch; default Date.now */
+  now?: () => number;
   /** Kubernetes mode: registrations on the in-cluster listener must come from a pod on their node */
   podAddresses?: PodAddresses;
 }
@@ -74,6 +77,9 @@ export class Controller {
   readonly #gateway: ExternalGateway | undefined;
   readonly #topology: TopologyCache;
   readonly #topologyEvents: TopologyEvents;
+  readonly #warmUp: WarmUp;
+  /** whether the cached topology body says warmingUp */
+  #builtWarm = false;
   readonly #logger: Logger;
   readonly #version: { version: string; commit: string };
   readonly #grpcHost: string;
@@ -121,9 +127,13 @@ export class Controller {
       eventSubscribers: () => this.events.subscribers,
     });
     this.plan = new PlanState(this.registry, opts.config.topology);
-    this.#topology = new TopologyCache(() =>
-      topologySnapshot(this.registry.list(), this.nodes, new Date(), this.plan.snapshot()),
-    );
+    this.#warmUp = new WarmUp({ ttlMs: () => this.registry.ttlMs, now: opts.now });
+    this.#topology = new TopologyCache(() => {
+      const snap = topologySnapshot(this.registry.list(), this.nodes, new Date(), this.plan.snapshot());
+      this.#builtWarm = this.#warming();
+      if (this.#builtWarm) snap.warmingUp = true;
+      return snap;
+    });
     this.registry.onChange(() => this.#topology.invalidate());
     this.#broadcaster = new PeerBroadcaster({
       registry: this.registry,
@@ -183,7 +193,11 @@ export class Controller {
       metrics: this.#metrics,
       ready,
       isLeader: this.#isLeader,
-      topologyJson: () => this.#topology.json(),
+      topologyJson: () => {
+        // the warm-up ends with time, not with a change: rebuild when it has
+        if (this.#builtWarm && !this.#warming()) this.#topology.invalidate();
+        return this.#topology.json();
+      },
       version: () => this.versionBody(),
     });
     registerDiagnosticsRoute(this.#http, {
@@ -236,6 +250,8 @@ export class Controller {
   /** Binds the agent gRPC listener (`grpcPort`) and starts TTL eviction. */
   async startGrpc(): Promise<void> {
     this.registry.start();
+    this.#warmUp.begin();
+    this.#topology.invalidate();
     if (this.#eventsEnabled) this.#topologyEvents.start();
     const port = await this.#grpc.listen(this.#grpcHost, this.#config.grpcPort);
     this.#logger.info({ grpcPort: port }, "controller grpc listening");
@@ -246,6 +262,12 @@ export class Controller {
         "external-agent gateway listening (TLS + bearer token)",
       );
     }
+  }
+
+  #warming(): boolean {
+    // only an inventory of its own (Kubernetes) can say the fleet is complete
+    const expected = this.nodes.onChange === undefined ? undefined : this.nodes.expectedAgents();
+    return this.#warmUp.active(this.registry.size, expected);
   }
 
   /** Stops eviction, ends peer streams, closes gRPC, then the HTTP listeners. Safe to call more than once. */

@@ -20,6 +20,11 @@ export interface TopologySnapshot {
   agents: TopologyAgent[];
   probePlan?: Record<string, string[]>;
   timestamp: string;
+  /**
+   * present (true) while the controller is warming up: within one agentTtl of its start, before agents that were
+   * registered with the previous process are back (docs/decisions.md); absent otherwise
+   */
+  warmingUp?: boolean;
 }
 export interface ControllerVersion {
   version: string;

@@ -7,6 +7,8 @@ import { testConfig } from "../testing/test-config.ts";
 let controller: Controller;
 let raw: RawAgentClient;
 let base: string;
+// the warm-up clock (virtual): tests start past the warm-up unless they say otherwise
+let clock = 0;
 
 before(async () => {
   controller = new Controller({
@@ -14,10 +16,23 @@ before(async () => {
     version: { version: "2.5.0", commit: "0123abc" },
     grpcHost: "127.0.0.1",
     httpHost: "127.0.0.1",
+    now: () => clock,
   });
   await controller.start();
   raw = new RawAgentClient(controller.grpcPort);
   base = `http://127.0.0.1:${controller.httpPort}`;
+  // warming up right after start, even with nobody registered yet: an empty topology is not news
+  const first = (await (await fetch(`${base}/api/v1/topology`)).json()) as Record<string, unknown>;
+  assert.equal(first.warmingUp, true);
+  assert.deepEqual(first.agents, []);
+  // still warming 1 ms before one agentTtl has passed; then the same snapshot without the flag
+  clock += controller.registry.ttlMs - 1;
+  assert.equal(
+    ((await (await fetch(`${base}/api/v1/topology`)).json()) as Record<string, unknown>).warmingUp,
+    true,
+  );
+  clock += 1;
+  assert.equal("warmingUp" in ((await (await fetch(`${base}/api/v1/topology`)).json()) as object), false);
 });
 
 after(async () => {
