@@ -22,6 +22,12 @@ async function freePort(): Promise<number> {
 
 export type Topology = { mode: "full" | "sparse"; sparse?: { ringDegree: number; zoneChords: number } };
 
+/** Settings of the controller under test beyond the topology. */
+export interface ControllerSettings {
+  /** `controller.events.enabled` (default false) */
+  events?: boolean;
+}
+
 export class ControllerProcess {
   readonly httpPort: number;
   readonly grpcPort: number;
@@ -29,9 +35,16 @@ export class ControllerProcess {
   readonly #dir: string;
   readonly #file: string;
   readonly #child: ChildProcess;
+  readonly #settings: ControllerSettings;
 
-  private constructor(ports: [number, number, number], topology: Topology, nodeArgs: readonly string[]) {
+  private constructor(
+    ports: [number, number, number],
+    topology: Topology,
+    nodeArgs: readonly string[],
+    settings: ControllerSettings,
+  ) {
     [this.httpPort, this.grpcPort, this.#metricsPort] = ports;
+    this.#settings = settings;
     this.#dir = mkdtempSync(join(tmpdir(), "svc-bench-ctl-"));
     this.#file = join(this.#dir, "controller.yaml");
     this.writeConfig(topology);
@@ -43,9 +56,13 @@ export class ControllerProcess {
   }
 
   /** Starts the controller (`nodeArgs`: flags for its node, e.g. a heap cap) and waits until its API answers. */
-  static async start(topology: Topology, nodeArgs: readonly string[] = []): Promise<ControllerProcess> {
+  static async start(
+    topology: Topology,
+    nodeArgs: readonly string[] = [],
+    settings: ControllerSettings = {},
+  ): Promise<ControllerProcess> {
     const ports: [number, number, number] = [await freePort(), await freePort(), await freePort()];
-    const c = new ControllerProcess(ports, topology, nodeArgs);
+    const c = new ControllerProcess(ports, topology, nodeArgs, settings);
     const deadline = Date.now() + 60_000;
     for (;;) {
       try {
@@ -81,7 +98,11 @@ export class ControllerProcess {
         grpcPort: this.grpcPort,
         metricsPort: this.#metricsPort,
         logLevel: "warn",
-        controller: { leaderElection: false, agentTtl: "60s" },
+        controller: {
+          leaderElection: false,
+          agentTtl: "60s",
+          events: { enabled: this.#settings.events ?? false },
+        },
         topology: { mode: topology.mode, sparse: { autoThreshold: 0, ...topology.sparse } },
       }),
     );

@@ -115,25 +115,29 @@ export class SimFleet {
     return this.#clients[index % this.#clients.length] as RawClient;
   }
 
-  /** Registers one agent (resolves when the controller answered). */
-  register(id: string, index: number): Promise<SimAgent> {
+  /** Registers one agent (resolves when the controller answered; rejects past `deadlineMs`). */
+  register(id: string, index: number, deadlineMs = 30_000): Promise<SimAgent> {
     return new Promise((resolve, reject) => {
-      this.#client(index).Register(this.registration(id, index), { deadline: Date.now() + 30_000 }, (err) => {
-        if (err) {
-          reject(err);
-          return;
-        }
-        const agent = this.agents.get(id) ?? {
-          id,
-          index,
-          held: new Uint8Array(this.#capacity),
-          count: 0,
-          sparse: false,
-          planned: 0,
-        };
-        this.agents.set(id, agent);
-        resolve(agent);
-      });
+      this.#client(index).Register(
+        this.registration(id, index),
+        { deadline: Date.now() + deadlineMs },
+        (err) => {
+          if (err) {
+            reject(err);
+            return;
+          }
+          const agent = this.agents.get(id) ?? {
+            id,
+            index,
+            held: new Uint8Array(this.#capacity),
+            count: 0,
+            sparse: false,
+            planned: 0,
+          };
+          this.agents.set(id, agent);
+          resolve(agent);
+        },
+      );
     });
   }
 
@@ -165,10 +169,16 @@ export class SimFleet {
     stream.on("error", (err: grpc.ServiceError) => {
       if (!this.#closed && err.code !== grpc.status.CANCELLED) this.stats.streamErrors++;
     });
+    this.heartbeat(agent);
+  }
+
+  /** Starts the agent's heartbeat (every heartbeatMs, random phase). */
+  heartbeat(agent: SimAgent): void {
     const beat = (): void => {
       this.#client(agent.index).Heartbeat(
         { agent_id: agent.id },
-        { deadline: Date.now() + 10_000 },
+        // the agents' own deadline
+        { deadline: Date.now() + 5000 },
         (err, res) => {
           if (err) this.stats.heartbeatsFailed++;
           else if (res && !res.known) this.stats.heartbeatsUnknown++;
