@@ -114,6 +114,10 @@ export const FleetTopology = z
       .literal(true)
       .optional()
       .describe("true when no metrics server is configured: link tiers are nodata, nothing was measured"),
+    controllerWarmingUp: z
+      .literal(true)
+      .optional()
+      .describe("true while the controller is warming up after a start: agents may still be coming back"),
   })
   .meta({ id: "FleetTopology" });
 export type FleetTopology = z.infer<typeof FleetTopology>;

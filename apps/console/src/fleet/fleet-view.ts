@@ -29,6 +29,8 @@ export interface FleetView {
   known: Set<string>;
   plan?: Record<string, string[]>;
   sparse: boolean;
+  /** the controller said it is warming up (its registry may still be filling after a start) */
+  warmingUp: boolean;
 }
 
 /** Indexes a snapshot. */
@@ -48,7 +50,14 @@ export function fleetView(snap: TopologySnapshot): FleetView {
   }
   const agents = [...byName.values()].sort((x, y) => (x.name < y.name ? -1 : x.name > y.name ? 1 : 0));
   const known = new Set([...snap.nodes.map((n) => n.name), ...byName.keys()]);
-  const view: FleetView = { agents, byName, nodes: snap.nodes, known, sparse: snap.probePlan !== undefined };
+  const view: FleetView = {
+    agents,
+    byName,
+    nodes: snap.nodes,
+    known,
+    sparse: snap.probePlan !== undefined,
+    warmingUp: snap.warmingUp === true,
+  };
   if (snap.probePlan) view.plan = snap.probePlan;
   return view;
 }

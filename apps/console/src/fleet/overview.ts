@@ -75,7 +75,9 @@ export function buildTopology(view: FleetView, matrices: readonly FleetMatrix[],
       else prev.tier = worstTier([prev.tier, c.tier]);
     }
   const links = [...worst.values()].filter((l) => l.tier !== "unplanned" && l.tier !== "notrun");
-  return { generatedAt: now.toISOString(), nodes, links };
+  const out: FleetTopology = { generatedAt: now.toISOString(), nodes, links };
+  if (view.warmingUp) out.controllerWarmingUp = true;
+  return out;
 }
 
 /**

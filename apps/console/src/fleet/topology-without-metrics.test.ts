@@ -45,3 +45,19 @@ test("the topology answers from the controller alone when no metrics server is c
   assert.equal(matrix.status, 503);
   assert.equal(((await matrix.json()) as { error: { code: string } }).error.code, "metrics_unconfigured");
 });
+
+test("a controller warming up after a start is passed on as controllerWarmingUp; absent otherwise", async () => {
+  const warming = snapshotOf(["a", "b"]);
+  warming.warmingUp = true;
+  const c = await startFakeController(warming);
+  const s = await startConsole(`controller:\n  url: ${c.url}\n`);
+  try {
+    const t = FleetTopology.parse(await (await fetch(`${s.httpUrl}/api/v1/fleet/topology`)).json());
+    assert.equal(t.controllerWarmingUp, true);
+  } finally {
+    await s.stop();
+    await c.close();
+  }
+  const settled = FleetTopology.parse(await (await fetch(`${server.httpUrl}/api/v1/fleet/topology`)).json());
+  assert.equal("controllerWarmingUp" in settled, false);
+});

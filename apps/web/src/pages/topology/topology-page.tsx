@@ -158,6 +158,17 @@ export function TopologyPage() {
       {q.isPending ? <Loading what="the topology" /> : null}
       {q.data ? (
         <>
+          {q.data.controllerWarmingUp ? (
+            <p className="warn">
+              The controller started moments ago and agents are still coming back: this picture may be
+              incomplete.
+            </p>
+          ) : null}
+          {q.data.figuresAbsent ? (
+            <p className="muted">
+              No metrics server is configured: links show the plan, with nothing measured.
+            </p>
+          ) : null}
           <TierLegend tiers={["healthy", "degraded", "failing", "nodata"]} />
           {q.data.nodes.length === 0 ? <p>No nodes are registered yet.</p> : <Picture t={q.data} />}
           <ZoneList t={q.data} />
