@@ -1,4 +1,5 @@
 import { grpc } from "@svc/protocol";
+import { refuseMalformedRequests } from "../grpc/malformed-requests.ts";
 import { type Logger, silentLogger } from "../logger.ts";
 import { type GatewayAgentLookup, type GatewayService, withGatewayAuth } from "./gateway-auth.ts";
 import { type ExternalGatewayConfig, loadGatewaySecrets } from "./gateway-config.ts";
@@ -47,7 +48,8 @@ export class ExternalGateway {
     const pinIdentity = secrets.clientCa !== undefined;
     const server = new grpc.Server();
     for (const service of this.#opts.services) {
-      const guarded = withGatewayAuth(service, {
+      // undecodable requests: INVALID_ARGUMENT after the gateway's checks, as on the main listener
+      const guarded = withGatewayAuth(refuseMalformedRequests(service), {
         token: secrets.token,
         pinIdentity,
         agents: this.#opts.agents,

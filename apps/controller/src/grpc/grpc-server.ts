@@ -1,4 +1,5 @@
 import { grpc } from "@svc/protocol";
+import { refuseMalformedRequests } from "./malformed-requests.ts";
 
 /** The controller's agent-facing gRPC listener. */
 export class GrpcServer {
@@ -6,9 +7,13 @@ export class GrpcServer {
   #port = 0;
   #bound = false;
 
-  /** Adds a service (agents, task dispatch, external checks, events); call before listen(). */
+  /**
+   * Adds a service (agents, task dispatch, external checks, events); call before listen(). Requests that do not
+   * decode are refused with INVALID_ARGUMENT (malformed-requests.ts), not grpc-js's INTERNAL.
+   */
   addService(definition: grpc.ServiceDefinition, handlers: grpc.UntypedServiceImplementation): void {
-    this.#server.addService(definition, handlers);
+    const served = refuseMalformedRequests({ definition, handlers });
+    this.#server.addService(served.definition, served.handlers);
   }
 
   /** Binds host:port (port 0 picks a free one) and resolves with the bound port. */
