@@ -105,8 +105,9 @@ export class ConsoleServer {
       for (const m of [r.method].flat()) this.apiRoutes.push(`${m} ${r.url}`);
     });
     installErrorHandler(app, (err) => {
-      if (isStoreDown(err)) return;
+      if (isStoreDown(err)) return new UnavailableError("console store unavailable");
       this.log.error({ err: String(err), stack: (err as Error).stack }, "internal error");
+      return undefined;
     });
     app.decorateRequest("consoleAuth", null as unknown as AuthResult);
     app.decorateRequest("clientAddr", "");

@@ -24,25 +24,31 @@ export const ERROR_STATUS: Readonly<Record<ErrorCode, number>> = {
   timeout: 504,
 };
 
-/** Installs the error handler and a JSON 404 for unknown routes. */
-export function installErrorHandler(app: FastifyInstance, onInternal: (err: unknown) => void): void {
-  app.setErrorHandler(async (err: FastifyError | ConsoleError, _req, reply) => {
+/**
+ * Installs the error handler and a JSON 404 for unknown routes. `onInternal` sees every error that would be a 500;
+ * it may answer with a ConsoleError to send instead (e.g. 503 when the store is down).
+ */
+export function installErrorHandler(
+  app: FastifyInstance,
+  onInternal: (err: unknown) => ConsoleError | undefined,
+): void {
+  app.setErrorHandler(async (thrown: FastifyError | ConsoleError, _req, reply) => {
+    let err = thrown;
+    if (!(err instanceof ConsoleError) && !isClientError(err)) err = onInternal(err) ?? err;
     if (err instanceof ConsoleError) {
       if (err instanceof RateLimitedError) reply.header("retry-after", String(err.retryAfterSeconds));
       return reply.code(ERROR_STATUS[err.code]).send(body(err.bodyCode, err.message));
     }
-    // fastify's own errors (bad JSON, body too large, schema validation) carry a 4xx statusCode
-    const status =
-      typeof err.statusCode === "number" && err.statusCode >= 400 && err.statusCode < 500
-        ? err.statusCode
-        : 500;
-    if (status === 500) {
-      onInternal(err);
-      return reply.code(500).send(body("internal", "internal error"));
-    }
+    if (!isClientError(err)) return reply.code(500).send(body("internal", "internal error"));
+    const status = err.statusCode as number;
     return reply.code(status).send(body(status === 413 ? "too_large" : "invalid_input", err.message));
   });
   app.setNotFoundHandler(async (_req, reply) => reply.code(404).send(body("not_found", "not found")));
+}
+
+/** fastify's own errors (bad JSON, body too large, schema validation) carry a 4xx statusCode. */
+function isClientError(err: FastifyError): boolean {
+  return typeof err.statusCode === "number" && err.statusCode >= 400 && err.statusCode < 500;
 }
 
 function body(code: string, message: string): ErrorBody {

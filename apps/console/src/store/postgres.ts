@@ -12,6 +12,22 @@ export interface PostgresOptions {
   max?: number;
   /** connect timeout in ms; default 5000 */
   connectTimeoutMs?: number;
+  /**
+   * client-side bound on one statement, ms; default 10000. A server that stops answering on an open connection
+   * (hung, partitioned) fails the statement instead of holding the request forever; the connection is dropped.
+   */
+  queryTimeoutMs?: number;
+}
+
+/**
+ * pg's own timeouts and lost connections carry no code: give them one so isStoreDown (retry at startup, 503 at
+ * the edge) knows them.
+ */
+function withCode(e: unknown): unknown {
+  if (!(e instanceof Error) || "code" in e) return e;
+  if (/timeout/i.test(e.message)) return Object.assign(e, { code: "ETIMEDOUT" });
+  if (/Connection terminated/i.test(e.message)) return Object.assign(e, { code: "ECONNRESET" });
+  return e;
 }
 
 /** Opens a pool; connections are made lazily, so this does not prove the server is reachable. */
@@ -20,6 +36,7 @@ export function openPostgres(opts: PostgresOptions): Db {
     connectionString: opts.url,
     max: opts.max ?? 10,
     connectionTimeoutMillis: opts.connectTimeoutMs ?? 5000,
+    query_timeout: opts.queryTimeoutMs ?? 10_000,
     ...(opts.schema ? { options: `-c search_path=${quoteIdent(opts.schema)}` } : {}),
   });
   // An idle client losing its server must not crash the process; the next query reports it.
@@ -38,12 +55,20 @@ export function openPostgres(opts: PostgresOptions): Db {
   };
   const on = (c: pg.Pool | pg.PoolClient): SqlExecutor => ({
     async query<R extends Row>(sql: string, params: readonly unknown[] = []) {
-      await ensureSchema();
-      return (await c.query<R>(sql, params as unknown[])).rows;
+      try {
+        await ensureSchema();
+        return (await c.query<R>(sql, params as unknown[])).rows;
+      } catch (e) {
+        throw withCode(e);
+      }
     },
     async exec(sql: string) {
-      await ensureSchema();
-      await c.query(sql);
+      try {
+        await ensureSchema();
+        await c.query(sql);
+      } catch (e) {
+        throw withCode(e);
+      }
     },
   });
   const top = on(pool);
@@ -52,8 +77,13 @@ export function openPostgres(opts: PostgresOptions): Db {
     query: top.query,
     exec: top.exec,
     async transaction<T>(fn: (tx: SqlExecutor) => Promise<T>): Promise<T> {
-      await ensureSchema();
-      const client = await pool.connect();
+      let client: pg.PoolClient;
+      try {
+        await ensureSchema();
+        client = await pool.connect();
+      } catch (e) {
+        throw withCode(e);
+      }
       let broken = false;
       // A connection lost mid-transaction surfaces as the failing query; the client-level event must not crash us.
       const onError = (): void => {
@@ -66,12 +96,18 @@ export function openPostgres(opts: PostgresOptions): Db {
         await client.query("COMMIT");
         return out;
       } catch (e) {
-        try {
-          await client.query("ROLLBACK");
-        } catch {
-          broken = true;
+        const err = withCode(e);
+        const code = (err as { code?: unknown }).code;
+        // a timed-out or lost connection is dropped (the server rolls back), not asked for a ROLLBACK it cannot answer
+        if (broken || code === "ETIMEDOUT" || code === "ECONNRESET") broken = true;
+        else {
+          try {
+            await client.query("ROLLBACK");
+          } catch {
+            broken = true;
+          }
         }
-        throw e;
+        throw err;
       } finally {
         client.off("error", onError);
         client.release(broken);
