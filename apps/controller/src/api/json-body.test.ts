@@ -107,3 +107,17 @@ test("a deep `params` inside a body is refused too (diagnostics object, external
   );
   assert.equal(ok.status, 200, ok.text);
 });
+
+test("a request no route matches is 404 whatever its body (malformed, too deep), not 400", async () => {
+  for (const [method, path] of [
+    ["POST", "/nope"],
+    ["PUT", "/healthz"],
+    ["OPTIONS", "/api/v1/diagnostics"],
+    ["DELETE", "/api/v1/external-checks"],
+  ] as const) {
+    for (const body of ["{not json", deepArray]) {
+      const res = await send(method, path, body);
+      assert.equal(res.status, 404, `${method} ${path}`);
+    }
+  }
+});

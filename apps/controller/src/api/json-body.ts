@@ -55,12 +55,18 @@ export function parseJsonText(text: string): unknown {
 /**
  * The controller's one body parser: whatever the Content-Type, the body is read as text (up to the route's
  * `bodyLimit`, else DEFAULT_BODY_LIMIT; 413 beyond) and parsed with parseJsonText, so a route's handler gets the
- * parsed value and a malformed or too deeply nested body is a 400 in the route's own error style. Replaces the
+ * parsed value and a malformed or too deeply nested body is a 400 in the route's own error style; a request no
+ * route matches is left unparsed, so it gets its 404 (over the limit it is still 413). Replaces the
  * parsers of `app` (and of the scopes registered under it afterwards).
  */
 export function installJsonBodyParser(app: FastifyInstance): void {
   app.removeAllContentTypeParsers();
-  app.addContentTypeParser("*", { parseAs: "string", bodyLimit: DEFAULT_BODY_LIMIT }, (_req, body, done) => {
+  app.addContentTypeParser("*", { parseAs: "string", bodyLimit: DEFAULT_BODY_LIMIT }, (req, body, done) => {
+    // no route: the 404 stands whatever the body (Fastify reads it before the not-found handler)
+    if (req.is404) {
+      done(null, undefined);
+      return;
+    }
     try {
       done(null, parseJsonText(typeof body === "string" ? body : body.toString("utf8")));
     } catch (err) {
