@@ -104,3 +104,12 @@ test("route body styles: text (diagnostics) and reason (external-checks); Fastif
   assert.equal(missing.statusCode, 404);
   assert.deepEqual(missing.json(), { error: { code: "not_found", message: "not found" } });
 });
+
+test("text/plain error bodies are one line: line breaks and control characters from the caller come escaped", async () => {
+  const { a, throwing } = app({ errorBody: "text" });
+  throwing(new InvalidInputError('invalid type "a\nb\r\u001b[2J\u0000\u2028" \t(tab kept)'));
+  const res = await a.inject({ method: "POST", url: "/r" });
+  assert.equal(res.statusCode, 400);
+  assert.match(String(res.headers["content-type"]), /^text\/plain/);
+  assert.equal(res.body, 'invalid type "a\\nb\\r\\u001b[2J\\u0000\\u2028" \t(tab kept)');
+});

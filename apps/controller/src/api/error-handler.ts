@@ -53,6 +53,22 @@ export interface ErrorBody {
 
 const TEXT = "text/plain; charset=utf-8";
 
+/** Characters a one-line text body may not hold (C0 but tab, DEL, C1, U+2028/2029), as a regular-expression class. */
+export const CONTROL_CLASS = "[\\u0000-\\u0008\\u000a-\\u001f\\u007f-\\u009f\\u2028\\u2029]";
+
+/**
+ * `text` as one line for a text/plain error body: line breaks and other control characters (C0 but tab, DEL, C1,
+ * U+2028/2029) a message may repeat from the caller's input (a node name, a type) become escapes (`\n`, `\u001b`),
+ * so the CLI and the console show one line and no terminal sequence (found by http-fuzz.test.ts).
+ */
+export function oneLine(text: string): string {
+  return text.replace(new RegExp(CONTROL_CLASS, "g"), (c) => {
+    if (c === "\n") return "\\n";
+    if (c === "\r") return "\\r";
+    return `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`;
+  });
+}
+
 /** The HTTP status for `err`. */
 export function httpStatus(err: ControllerError): number {
   return HTTP_STATUS[err.code];
@@ -85,7 +101,7 @@ export async function controllerErrorHandler(
   if (known === undefined) req.log.error({ err }, "unhandled error");
   if (known instanceof MethodNotAllowedError) reply.header("allow", known.allow.join(", "));
   if (known instanceof NotLeaderError || config.errorBody === "text") {
-    return reply.code(status).type(TEXT).send(message);
+    return reply.code(status).type(TEXT).send(oneLine(message));
   }
   if (config.errorBody === "reason") return reply.code(status).send({ error: message });
   const body: ErrorBody = { error: { code, message } };
