@@ -8,7 +8,13 @@ import {
   taskServiceDefinition,
 } from "@svc/protocol";
 import type { FastifyInstance } from "fastify";
-import { createHttpApi, createMetricsApi, NOT_LEADER_BODY } from "./api/http-api.ts";
+import {
+  createHttpApi,
+  createMetricsApi,
+  type HttpRoute,
+  NOT_LEADER_BODY,
+  routesOf,
+} from "./api/http-api.ts";
 import { topologySnapshot } from "./api/topology.ts";
 import { WarmUp } from "./api/warm-up.ts";
 import { TopologyCache } from "./api/topology-cache.ts";
@@ -322,6 +328,11 @@ export class Controller {
   /** Bound external-gateway port (0 before start or when the gateway is disabled). */
   get gatewayPort(): number {
     return this.#gatewayPort;
+  }
+
+  /** Routes of the HTTP API and of the metrics listener, as registered (complete after start()); read-only. */
+  get httpRoutes(): { api: readonly HttpRoute[]; metrics: readonly HttpRoute[] } {
+    return { api: routesOf(this.#http), metrics: routesOf(this.#metricsHttp) };
   }
 
   /** Bound HTTP API port (0 before start). */

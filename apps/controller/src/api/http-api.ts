@@ -34,9 +34,27 @@ export function addProbeRoutes(app: FastifyInstance, deps: Pick<HttpApiDeps, "me
   });
 }
 
+/** A route as registered: one method and its URL pattern. */
+export interface HttpRoute {
+  method: string;
+  url: string;
+}
+
+const ROUTES = new WeakMap<FastifyInstance, HttpRoute[]>();
+
+/** The routes of an app made here, plugins' included (known once the app is ready), e.g. for fuzzing every route. */
+export function routesOf(app: FastifyInstance): readonly HttpRoute[] {
+  return [...(ROUTES.get(app) ?? [])];
+}
+
 /** A Fastify instance with the controller's error handling (api/error-handler.ts) and JSON body parser. */
 function createApp(): FastifyInstance {
   const app = Fastify({ logger: false });
+  const routes: HttpRoute[] = [];
+  ROUTES.set(app, routes);
+  app.addHook("onRoute", (r) => {
+    for (const method of [r.method].flat()) routes.push({ method, url: r.url });
+  });
   installErrorHandler(app);
   installNotFoundHandler(app);
   installJsonBodyParser(app);
