@@ -12,7 +12,7 @@ import {
   type RegisterRequest,
   type RegisterResponse,
 } from "@svc/protocol";
-import type { ProbeClock } from "../clock/probe-clock.ts";
+import { type ClockEntry, type ProbeClock, timerClock } from "../clock/probe-clock.ts";
 import { type ControllerChannel, controllerChannel } from "../grpc/controller-channel.ts";
 import { ReconnectingStream } from "../grpc/reconnecting-stream.ts";
 import type { BackoffPolicy } from "./facts.ts";
@@ -51,7 +51,19 @@ export interface RegistrationClientOptions {
   clock?: ProbeClock;
   /** deadline of each unary call, ms; default 5000 */
   callTimeoutMs?: number;
+  /**
+   * After a reconnect, how long peers of the previous stream missing from the new lists are still handed out,
+   * ms; default RECONNECT_GRACE_MS. See RegistrationClient.
+   */
+  reconnectGraceMs?: number;
 }
+
+/**
+ * A controller that restarted fills its registry again as agents reconnect (its warm-up lasts one agent TTL,
+ * default 30 s): the first lists it sends are short. Peers of the previous stream stay for this long unless the
+ * new lists name their node, so a restart does not cut the probe series of peers that are only late to return.
+ */
+export const RECONNECT_GRACE_MS = 30_000;
 
 /**
  * The agent's side of registration: registers, heartbeats, watches peers, and deregisters on stop. Each attempt of
@@ -59,6 +71,12 @@ export interface RegistrationClientOptions {
  * WatchPeers; so the agent re-registers whenever the peer stream breaks, and, by replacing the stream at once,
  * when the controller forgets it (heartbeat `known: false`) and when capabilities change. Only the zone is adopted
  * from the controller's reply.
+ *
+ * Across a reconnect the last peers are kept probing: while the controller is unreachable nothing changes, and for
+ * `reconnectGraceMs` after a new stream opened, a peer of the previous stream whose node the new lists do not name
+ * is still handed out (and, in sparse mode, still planned), so a restarted controller's short first lists do not
+ * remove series of peers that simply have not re-registered yet. When the grace ends the lists are handed out as
+ * the controller sends them.
  */
 export class RegistrationClient {
   readonly #opts: RegistrationClientOptions;
@@ -69,6 +87,14 @@ export class RegistrationClient {
   readonly #listeners = new Set<PeersListener>();
   /** peers of the current stream, by agent id (each stream starts with a full list) */
   #held = new Map<string, PeerMessage>();
+  /** peers of the previous stream still handed out during the reconnect grace, and which of them were planned */
+  #carried = new Map<string, PeerMessage>();
+  #carriedPlanned = new Set<string>();
+  #graceTimer: ClockEntry | undefined;
+  /** what the last list handed out (the carry-over of the next reconnect) */
+  #lastPeers = new Map<string, PeerMessage>();
+  #lastPlanned: Set<string> | undefined;
+  #lastList: PeerList | undefined;
   #capabilities: string[];
   #zone = "";
   #ready = false;
@@ -108,6 +134,7 @@ export class RegistrationClient {
     if (this.#stopped) return;
     this.#stopped = true;
     clearInterval(this.#heartbeatTimer);
+    this.#graceTimer?.cancel();
     this.#stream.stop();
     if (this.#registeredOnce) {
       await new Promise<void>((resolve) => {
@@ -191,17 +218,54 @@ export class RegistrationClient {
     this.#zone = res.zone;
     this.#logger.info({ agentId: this.#agentId, zone: res.zone }, "registered with controller");
     this.#held = new Map();
+    this.#lastList = undefined;
+    this.#startGrace();
     // Opt in to deltas; the first message of each stream is a full list, so a new stream starts from scratch.
     return client.WatchPeers({ agent_id: this.#agentId, incremental: true });
+  }
+
+  /** A new stream: what the last list handed out is carried for the grace (nothing on the first stream). */
+  #startGrace(): void {
+    if (this.#lastPeers.size === 0) return;
+    this.#carried = new Map(this.#lastPeers);
+    this.#carriedPlanned = new Set(
+      [...this.#carried.values()].map((p) => p.node_name).filter((n) => this.#lastPlanned?.has(n) ?? true),
+    );
+    this.#graceTimer?.cancel();
+    const clock = this.#opts.clock ?? timerClock;
+    this.#graceTimer = clock.schedule(
+      clock.now() + (this.#opts.reconnectGraceMs ?? RECONNECT_GRACE_MS),
+      () => {
+        this.#graceTimer = undefined;
+        this.#carried = new Map();
+        this.#carriedPlanned = new Set();
+        if (this.#lastList && !this.#stopped) this.#deliver(this.#lastList);
+      },
+    );
   }
 
   #onList(list: PeerList): void {
     this.#ready = true;
     applyPeerList(this.#held, list, this.#agentId);
-    const peers = [...this.#held.values()].sort(byNodeThenId).map(peerFromMessage);
-    const planned = list.sparse ? [...list.planned] : undefined;
+    this.#lastList = list;
+    this.#deliver(list);
+  }
+
+  /** Hands the held peers (plus those carried over a reconnect whose node is not named) to the listeners. */
+  #deliver(list: PeerList): void {
+    const out = new Map(this.#held);
+    const named = new Set([...this.#held.values()].map((p) => p.node_name));
+    const planned = list.sparse ? new Set(list.planned) : undefined;
+    for (const [id, p] of this.#carried) {
+      if (named.has(p.node_name) || id === this.#agentId) continue;
+      out.set(id, p);
+      if (planned && this.#carriedPlanned.has(p.node_name)) planned.add(p.node_name);
+    }
+    this.#lastPeers = out;
+    this.#lastPlanned = planned;
+    const peers = [...out.values()].sort(byNodeThenId).map(peerFromMessage);
     const zone = list.zone !== "" ? list.zone : this.#zone;
-    for (const l of this.#listeners) l(peers, planned, zone);
+    for (const l of this.#listeners) l(peers, planned ? [...planned] : undefined, zone);
   }
 
   #heartbeat(): void {
