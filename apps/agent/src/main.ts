@@ -149,6 +149,7 @@ export async function runAgent(opts: RunAgentOptions = {}): Promise<number> {
     scheduler.setPeers(peers, planned);
   });
   const probers = { ...defaultProbers(), icmp, udp };
+  let liveCheckers = config.checkers;
   const external = new ExternalCheckRunner({
     controllerAddress: config.controllerAddress,
     credentials: dial.credentials,
@@ -168,7 +169,8 @@ export async function runAgent(opts: RunAgentOptions = {}): Promise<number> {
     registered: () => registration.ready(),
     ports: { httpPort: config.httpPort, udpPort: config.grpcPort },
     probers,
-    mtrMaxHops: config.checkers.mtr.maxHops,
+    // read at each task: diagnostics use the live (hot-reloaded) checkers.*
+    checkers: () => liveCheckers,
     admitExternal: (task) => external.admitDiagnostic(task),
     logger: logger.child({ subsystem: "tasks" }),
   });
@@ -190,6 +192,7 @@ export async function runAgent(opts: RunAgentOptions = {}): Promise<number> {
         current: config,
         logger,
         onApply: (next) => {
+          liveCheckers = next.checkers;
           scheduler.applyConfig(next.checkers);
           external.applyConfig(next.checkers.external);
           registration.updateCapabilities(capabilitiesFor(next.checkers));

@@ -1,7 +1,5 @@
 import type { ExternalCheckSpecMessage } from "@svc/protocol";
 
-/** Default ports when a spec says port 0 (spec §2.6 "the check type's default"). */
-export const DEFAULT_EXTERNAL_PORTS = { tcp: 443, dns: 53 } as const;
 /** Shortest interval the agent runs a spec at, ms (the checkers' floor, spec §8.2). */
 export const MIN_EXTERNAL_INTERVAL_MS = 100;
 export const EXTERNAL_CHECK_TYPES = ["tcp", "icmp", "dns", "http"] as const;

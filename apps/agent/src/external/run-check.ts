@@ -1,6 +1,7 @@
 import { performance } from "node:perf_hooks";
 import type { DnsProber, HttpProber, IcmpProber, TcpProber } from "../scheduler/probers.ts";
-import { type AssignedSpec, DEFAULT_EXTERNAL_PORTS } from "./assigned-spec.ts";
+import type { AssignedSpec } from "./assigned-spec.ts";
+import { checkPort } from "./check-port.ts";
 
 /** The probers external checks use; without icmp, icmp specs fail with `icmp prober unavailable`. */
 export interface ExternalProbers {
@@ -34,9 +35,9 @@ function bracket(ip: string): string {
 
 /**
  * Runs one check of `spec` against `address` (the admitted IP of a host target; url targets are fetched by URL).
- * - tcp: connect to address:port (port 0 -> 443);
+ * - tcp: connect to address:port (port 0 -> 443, checkPort);
  * - icmp: `count` echoes (params.count, default 3);
- * - dns: ask `params.query` of the target as resolver at address:port (port 0 -> 53);
+ * - dns: ask `params.query` of the target as resolver at address:port (port 0 -> 53, checkPort);
  * - http: request the URL; params `method` (GET), `expectStatus` (0 = any 2xx/3xx), `bodyPattern`,
  *   `insecureSkipVerify`.
  * Never throws for network outcomes.
@@ -55,7 +56,7 @@ export async function runExternalCheck(
   const p = spec.params;
   switch (spec.checkType) {
     case "tcp": {
-      const port = spec.target.port || DEFAULT_EXTERNAL_PORTS.tcp;
+      const port = checkPort("tcp", spec.target.port);
       const r = await probers.tcp.probe({ address, port, timeoutMs });
       return done({ ok: r.ok, rttsMs: r.connectMs === undefined ? [] : [r.connectMs], ...err(r.error) });
     }
@@ -65,7 +66,7 @@ export async function runExternalCheck(
       return done({ ok: r.ok, rttsMs: r.rtts, lossRatio: r.lossRatio, ...err(r.error) });
     }
     case "dns": {
-      const port = spec.target.port || DEFAULT_EXTERNAL_PORTS.dns;
+      const port = checkPort("dns", spec.target.port);
       const [r] = await probers.dns.probe({
         hosts: [String(p.query)],
         resolvers: [`${bracket(address)}:${port}`],

@@ -30,6 +30,8 @@ const c = new Controller({
 const registry = new MetricRegistry();
 /** every address a probe was started toward */
 const dialed: string[] = [];
+/** the port of every tcp probe, as the diagnostic asked for it (the probe itself goes to the test listener) */
+const dialedPorts: number[] = [];
 /** connections accepted, per listener address */
 const accepted = new Map<string, number>();
 const servers: net.Server[] = [];
@@ -83,9 +85,12 @@ before(async () => {
   const probers = {
     ...defaultProbers(),
     tcp: {
+      // an external tcp diagnostic dials the check's default port, 443 (spec §4.2, check-port.ts); the test's
+      // listeners stand in for that service
       probe: (t: Parameters<typeof probeTcp>[0]) => {
         dialed.push(t.address);
-        return probeTcp(t);
+        dialedPorts.push(t.port);
+        return probeTcp({ ...t, port });
       },
     },
     mtr: {
@@ -168,6 +173,8 @@ test("an allowed external destination is probed: the listener on 127.0.0.1 accep
   assert.equal(r.success, true, r.error);
   assert.equal(r.destination, "local");
   assert.deepEqual(dialed, ["127.0.0.1"]);
+  assert.deepEqual(dialedPorts, [443], "the check's default port, as for a continuous external tcp check");
+  assert.equal(r.details.port, 443);
   assert.equal(accepted.get("127.0.0.1"), 1);
 });
 

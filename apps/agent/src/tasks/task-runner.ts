@@ -1,3 +1,4 @@
+import { defaultConfig } from "@svc/core";
 import {
   createTaskServiceClient,
   type grpc,
@@ -11,7 +12,7 @@ import { ReconnectingStream } from "../grpc/reconnecting-stream.ts";
 import type { BackoffPolicy } from "../registration/facts.ts";
 import { type Logger, silentLogger } from "../registration/logger.ts";
 import { defaultProbers } from "../scheduler/probers.ts";
-import { type TaskExecutionOptions, type TaskOutcome, timedTask } from "./execute-task.ts";
+import { type TaskCheckers, type TaskExecutionOptions, type TaskOutcome, timedTask } from "./execute-task.ts";
 import { type AdmitExternal, gateExternalTask } from "./external-gate.ts";
 
 /** How often the runner looks again for a completed registration, ms. */
@@ -26,14 +27,13 @@ export interface AgentTaskRunnerOptions extends Partial<Pick<TaskExecutionOption
   agentId: () => string;
   /** whether registration completed; the watch opens only once true; e.g. `() => registration.ready()` */
   registered?: () => boolean;
-  /** own ports, the defaults for tasks with port 0 */
+  /** own ports, the fallbacks for tasks to a node destination with port 0 */
   ports: TaskExecutionOptions["ports"];
-  probeTimeoutMs?: TaskExecutionOptions["probeTimeoutMs"];
-  udpPackets?: number;
-  icmpCount?: number;
-  defaultDnsQuery?: string;
-  /** hop limit of mtr tasks without params.maxHops (checkers.mtr.maxHops) */
-  mtrMaxHops?: number;
+  /**
+   * the agent's checkers.* now; read when each task starts, so a hot-reloaded configuration applies to the next
+   * diagnostic (e.g. `() => live.checkers` updated by the ConfigWatcher); default the spec §8.2 defaults
+   */
+  checkers?: () => TaskCheckers;
   /** reconnect backoff; default REGISTER_BACKOFF (2 s doubling to 30 s, 25% jitter) */
   backoff?: BackoffPolicy;
   /** timers of the reconnecting stream; default timerClock */
@@ -58,13 +58,13 @@ export interface AgentTaskRunnerOptions extends Partial<Pick<TaskExecutionOption
  *
  * Wiring (apps/agent main): `const tasks = new AgentTaskRunner({ controllerAddress, credentials,
  * agentId: () => registration.agentId(), registered: () => registration.ready(),
- * ports: { httpPort, udpPort: grpcPort }, probers: { ...defaultProbers(), icmp }, probeTimeoutMs: { tcp:
- * checkers.tcp.timeout, ... }, udpPackets: checkers.udp.packets, defaultDnsQuery: checkers.dns.hosts[0],
- * logger })`; `tasks.start()` after `registration.start()`; `await tasks.stop()` before `registration.stop()`.
+ * ports: { httpPort, udpPort: grpcPort }, probers: { ...defaultProbers(), icmp }, checkers: () => live.checkers,
+ * logger })` (`live` replaced on every applied reload); `tasks.start()` after `registration.start()`; `await tasks.stop()` before `registration.stop()`.
  */
 export class AgentTaskRunner {
   readonly #o: AgentTaskRunnerOptions;
-  readonly #exec: TaskExecutionOptions;
+  readonly #exec: Omit<TaskExecutionOptions, "checkers">;
+  readonly #checkers: () => TaskCheckers;
   readonly #logger: Logger;
   readonly #channel: ControllerChannel<TaskServiceClient>;
   readonly #stream: ReconnectingStream<TaskMessage>;
@@ -79,12 +79,12 @@ export class AgentTaskRunner {
     this.#exec = {
       probers: opts.probers ?? defaultProbers(),
       ports: opts.ports,
-      probeTimeoutMs: opts.probeTimeoutMs,
-      udpPackets: opts.udpPackets,
-      icmpCount: opts.icmpCount,
-      defaultDnsQuery: opts.defaultDnsQuery,
-      mtrMaxHops: opts.mtrMaxHops,
     };
+    if (opts.checkers) this.#checkers = opts.checkers;
+    else {
+      const defaults = defaultConfig("agent").checkers;
+      this.#checkers = () => defaults;
+    }
     this.#channel = controllerChannel(createTaskServiceClient, opts.controllerAddress, opts.credentials);
     this.#stream = new ReconnectingStream<TaskMessage>({
       name: "task stream",
@@ -148,7 +148,7 @@ export class AgentTaskRunner {
   async #execute(task: TaskMessage): Promise<TaskOutcome & { durationNs: number }> {
     const gate = await gateExternalTask(task, this.#o.admitExternal);
     if ("refused" in gate) return { ...gate.refused, durationNs: 0 };
-    return timedTask(gate.task, this.#exec);
+    return timedTask(gate.task, { ...this.#exec, checkers: this.#checkers() });
   }
 
   #report(r: TaskResultMessage): Promise<void> {
