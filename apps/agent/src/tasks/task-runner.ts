@@ -31,7 +31,7 @@ export interface AgentTaskRunnerOptions extends Partial<Pick<TaskExecutionOption
   ports: TaskExecutionOptions["ports"];
   /**
    * the agent's checkers.* now; read when each task starts, so a hot-reloaded configuration applies to the next
-   * diagnostic (e.g. `() => live.checkers` updated by the ConfigWatcher); default the spec §8.2 defaults
+   * diagnostic (e.g. `() => liveCheckers`, replaced by the ConfigWatcher's onApply); default the spec §8.2 defaults
    */
   checkers?: () => TaskCheckers;
   /** reconnect backoff; default REGISTER_BACKOFF (2 s doubling to 30 s, 25% jitter) */
@@ -58,8 +58,9 @@ export interface AgentTaskRunnerOptions extends Partial<Pick<TaskExecutionOption
  *
  * Wiring (apps/agent main): `const tasks = new AgentTaskRunner({ controllerAddress, credentials,
  * agentId: () => registration.agentId(), registered: () => registration.ready(),
- * ports: { httpPort, udpPort: grpcPort }, probers: { ...defaultProbers(), icmp }, checkers: () => live.checkers,
- * logger })` (`live` replaced on every applied reload); `tasks.start()` after `registration.start()`; `await tasks.stop()` before `registration.stop()`.
+ * ports: { httpPort, udpPort: grpcPort }, probers: { ...defaultProbers(), icmp }, checkers: () => liveCheckers,
+ * logger })` (`liveCheckers` replaced on every applied reload); `tasks.start()` after `registration.start()`;
+ * `await tasks.stop()` before `registration.stop()`.
  */
 export class AgentTaskRunner {
   readonly #o: AgentTaskRunnerOptions;
