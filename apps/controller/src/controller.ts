@@ -16,8 +16,8 @@ import {
   routesOf,
 } from "./api/http-api.ts";
 import { topologySnapshot } from "./api/topology.ts";
-import { WarmUp } from "./api/warm-up.ts";
 import { TopologyCache } from "./api/topology-cache.ts";
+import { WarmUp } from "./api/warm-up.ts";
 import { registerDiagnosticsRoute } from "./diagnostics/route.ts";
 import { EventBus } from "./events/event-bus.ts";
 import { eventServiceHandlers } from "./events/event-service.ts";
@@ -33,9 +33,9 @@ import { PeerBroadcaster } from "./grpc/peer-broadcaster.ts";
 import { type Logger, silentLogger } from "./logger.ts";
 import { ControllerMetrics } from "./metrics/controller-metrics.ts";
 import type { NodeSource } from "./nodes/node-source.ts";
+import type { PodAddresses } from "./nodes/pod-addresses.ts";
 import { RegistrationNodeSource } from "./nodes/registration-node-source.ts";
 import { PlanState } from "./planner/plan-state.ts";
-import type { PodAddresses } from "./nodes/pod-addresses.ts";
 import { AgentRegistry } from "./registry/registry.ts";
 import { DiscoveryList } from "./sd/discovery.ts";
 import { registerScrapeSdRoutes } from "./sd/scrape-sd-routes.ts";

@@ -3,7 +3,15 @@ import { test } from "node:test";
 import { advertiseAddressProblem } from "./address.ts";
 
 test("acceptable advertise addresses", () => {
-  for (const a of ["198.18.0.1", "10.1.2.3", "fd00:198:18::1", "2001:db8::5", "::ffff:198.18.0.2", "169.253.0.1", "fec0::1"]) {
+  for (const a of [
+    "198.18.0.1",
+    "10.1.2.3",
+    "fd00:198:18::1",
+    "2001:db8::5",
+    "::ffff:198.18.0.2",
+    "169.253.0.1",
+    "fec0::1",
+  ]) {
     assert.equal(advertiseAddressProblem(a), undefined, a);
   }
 });
