@@ -3,11 +3,13 @@
  * Server: registers handlers against these declarations. Web app: `ApiClient.call(declaration, ...)`.
  * Generated from it: GET /api/v1/openapi.json, packages/contract/openapi.json and docs/console-api.md.
  */
+export * from "./annotations.ts";
 export * from "./auth.ts";
 export * from "./console-config.ts";
 export { renderApiDocs, typeText } from "./docs.ts";
 export { consoleApiDocument, consoleApiMarkdown } from "./document.ts";
 export * from "./errors.ts";
+export * from "./events.ts";
 export * from "./fleet.ts";
 export { buildOpenApi, type OpenApiDocument } from "./openapi.ts";
 export * from "./permissions.ts";

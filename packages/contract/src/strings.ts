@@ -20,3 +20,19 @@ export function text(max: number): z.ZodString {
     .max(max)
     .refine(isStorable, { message: "must not contain NUL or unpaired surrogate characters" });
 }
+
+/** True when `s` holds a control character other than line feed, carriage return and tab (spec §2.9 notes). */
+export function hasForbiddenControl(s: string): boolean {
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if ((c < 0x20 && c !== 0x09 && c !== 0x0a && c !== 0x0d) || c === 0x7f) return true;
+  }
+  return false;
+}
+
+/** Free text of at most `max` units: storable, line breaks and tabs kept, any other control character refused. */
+export function noteText(max: number): z.ZodString {
+  return text(max).refine((s) => !hasForbiddenControl(s), {
+    message: "must not contain control characters other than line breaks and tabs",
+  });
+}
