@@ -43,6 +43,17 @@ export const FeedEvent = z
   .meta({ id: "FeedEvent" });
 export type FeedEvent = z.infer<typeof FeedEvent>;
 
+/**
+ * A scope filter as both ends compare it (spec §4.4): lower case, and a pair written `a->b`, `a => b` or `a > b`
+ * becomes `a->b`. Stored scopes pass through the same function, so a substring test on the results matches alike.
+ */
+export function normalizeScope(s: string): string {
+  return s
+    .trim()
+    .toLowerCase()
+    .replace(/\s*(?:->|=>|>)\s*/g, "->");
+}
+
 /** A history cursor: opaque to callers, answered as `nextCursor`. */
 export const EventCursor = z
   .string()
