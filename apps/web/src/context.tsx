@@ -1,12 +1,17 @@
-/** What every route and component reaches: the API client and the query cache (no module-level state). */
+/**
+ * What every route and component reaches: the API client, the query cache and the tab's one WebSocket (no
+ * module-level state).
+ */
 import type { QueryClient } from "@tanstack/react-query";
 import { createContext, useContext } from "react";
 import type { ApiClient } from "./api/client.tsx";
+import type { LiveSocket } from "./live/live-socket.ts";
 
 /** Router context and React context share this shape. */
 export interface AppContext {
   api: ApiClient;
   queryClient: QueryClient;
+  live: LiveSocket;
 }
 
 /** React context of the app; provided by main.tsx. */

@@ -5,6 +5,8 @@ import { StrictMode } from "react";
 import { createRoot } from "react-dom/client";
 import { ApiClient, ApiError } from "./api/client.tsx";
 import { type AppContext, AppCtx } from "./context.tsx";
+import { browserSocket } from "./live/browser-socket.ts";
+import { LiveSocket, socketUrl } from "./live/live-socket.ts";
 import { makeRouter } from "./router.tsx";
 import "./styles.css";
 
@@ -27,7 +29,14 @@ function start(): void {
       void router.navigate({ to: "/sign-in", search: { next: here } });
     },
   });
-  const context: AppContext = { api, queryClient };
+  const live = new LiveSocket({
+    open: () => browserSocket(socketUrl(window.location)),
+    timers: {
+      setTimeout: (fn, ms) => window.setTimeout(fn, ms),
+      clearTimeout: (h) => window.clearTimeout(h as number),
+    },
+  });
+  const context: AppContext = { api, queryClient, live };
   const router = makeRouter(context);
   createRoot(el).render(
     <StrictMode>

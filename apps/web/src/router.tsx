@@ -13,6 +13,7 @@ import {
 import { ApiError } from "./api/client.tsx";
 import { meQuery } from "./api/queries.tsx";
 import type { AppContext } from "./context.tsx";
+import { EventsPage } from "./pages/events/events-page.tsx";
 import { MatrixPage } from "./pages/matrix/matrix-page.tsx";
 import { NodePage } from "./pages/node/node-page.tsx";
 import { NotFoundPage } from "./pages/not-found.tsx";
@@ -52,6 +53,10 @@ const appRoute = createRoute({
   component: AppShell,
 });
 
+function EventsRoute() {
+  return <EventsPage />;
+}
+
 const overviewRoute = createRoute({ getParentRoute: () => appRoute, path: "/", component: OverviewPage });
 const matrixRoute = createRoute({
   getParentRoute: () => appRoute,
@@ -79,6 +84,11 @@ const pairRoute = createRoute({
     typeof s.window === "string" ? { window: s.window } : {},
   component: PairPage,
 });
+const eventsRoute = createRoute({
+  getParentRoute: () => appRoute,
+  path: "/events",
+  component: EventsRoute,
+});
 const settingsRoute = createRoute({
   getParentRoute: () => appRoute,
   path: "/settings",
@@ -89,7 +99,15 @@ const settingsRoute = createRoute({
 
 const routeTree = rootRoute.addChildren([
   signInRoute,
-  appRoute.addChildren([overviewRoute, matrixRoute, topologyRoute, nodeRoute, pairRoute, settingsRoute]),
+  appRoute.addChildren([
+    overviewRoute,
+    matrixRoute,
+    topologyRoute,
+    nodeRoute,
+    pairRoute,
+    eventsRoute,
+    settingsRoute,
+  ]),
 ]);
 
 /** Builds the router over the app context. */

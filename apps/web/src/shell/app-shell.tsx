@@ -15,6 +15,7 @@ const NAV = [
   { to: "/", label: "Overview" },
   { to: "/matrix", label: "Matrix" },
   { to: "/topology", label: "Topology" },
+  { to: "/events", label: "Events" },
   { to: "/settings", label: "Settings" },
 ] as const;
 
