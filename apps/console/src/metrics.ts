@@ -10,6 +10,8 @@ export class ConsoleMetrics {
   readonly signIns: Counter<"mode" | "result">;
   /** `<prefix>_console_sessions_purged_total` */
   readonly sessionsPurged: Counter;
+  /** `<prefix>_console_ws_refused_total{limit}`: sockets closed with 1013 by a connection cap */
+  readonly wsRefused: Counter<"limit">;
 
   constructor(prefix: string, sources: { storeReady: () => boolean }) {
     this.rateLimited = new Counter({
@@ -29,6 +31,13 @@ export class ConsoleMetrics {
       help: "Sessions deleted for passing their absolute or idle bound.",
       registers: [this.registry],
     });
+    this.wsRefused = new Counter({
+      name: `${prefix}_console_ws_refused_total`,
+      help: "WebSocket connections refused by a cap (closed with 1013), by limit (total, address, subject).",
+      labelNames: ["limit"],
+      registers: [this.registry],
+    });
+    for (const limit of ["total", "address", "subject"]) this.wsRefused.inc({ limit }, 0);
     new Gauge({
       name: `${prefix}_console_store_ready`,
       help: "1 when the console store is migrated and reachable (or not configured), else 0.",

@@ -1,6 +1,7 @@
 /** Options of ConsoleServer (their own module so that the services can be built from them without the server). */
 import type { Redis } from "ioredis";
 import type { ConsoleConfig } from "./config/schema.ts";
+import type { Ticker } from "./live/ticker.ts";
 import type { ConsoleLogger } from "./log.ts";
 import type { Db } from "./store/db.ts";
 
@@ -34,4 +35,6 @@ export interface ConsoleServerOptions {
   unsafeOidcTestIssuer?: string;
   /** built SPA to serve (apps/web/dist); default: found when built; false: serve none */
   webRoot?: string | false;
+  /** the live fan-out's seams (tests): replica id, slow-consumer bound, matrix push period, periodic timers */
+  live?: { replicaId?: string; slowBytes?: number; matrixIntervalMs?: number; every?: Ticker };
 }

@@ -19,8 +19,12 @@ import { Authenticator, type AuthResult } from "./auth/authenticate.ts";
 import { clientAddress, parseCidrs } from "./auth/client-address.ts";
 import type { Principal } from "./auth/principal.ts";
 import type { ConsoleConfig } from "./config/schema.ts";
-import { UnavailableError } from "./errors.ts";
+import { InvalidInputError, UnavailableError } from "./errors.ts";
 import { FleetService } from "./fleet/fleet-service.ts";
+import { type LiveBus, openLiveBus } from "./live/bus.ts";
+import { LiveHub } from "./live/hub.ts";
+import { MatrixPusher } from "./live/matrix-pusher.ts";
+import { LiveSocketServer } from "./live/socket-server.ts";
 import { type ConsoleLogger, silent, urlOf } from "./log.ts";
 import { ConsoleMetrics } from "./metrics.ts";
 import { type Access, resolveAccess } from "./rbac/resolve.ts";
@@ -59,6 +63,11 @@ export class ConsoleServer {
   private readonly accessCache = new WeakMap<FastifyRequest, Promise<Access>>();
   /** "METHOD /url" of every route the API listener serves (Fastify path syntax), in registration order */
   readonly apiRoutes: string[] = [];
+  /** the live fan-out: the FeedSink of event ingestion, and publish(topic, data) for every replica's sockets */
+  readonly live: LiveHub;
+  private readonly liveSockets: LiveSocketServer;
+  private readonly matrixPusher: MatrixPusher;
+  private liveBus: LiveBus | undefined;
 
   constructor(private readonly opts: ConsoleServerOptions) {
     this.config = opts.config;
@@ -86,6 +95,27 @@ export class ConsoleServer {
       headerProxies,
       oidc: this.services.refresher,
       now: this.now,
+    });
+    this.live = new LiveHub({ replicaId: opts.live?.replicaId, slowBytes: opts.live?.slowBytes });
+    this.liveSockets = new LiveSocketServer({
+      hub: this.live,
+      limits: this.config.websocket,
+      authenticate: (req) =>
+        this.authenticator.authenticate({ peer: req.socket.remoteAddress ?? "", headers: req.headers }),
+      access: (p) => this.loadAccess(p),
+      clientAddress: (req) =>
+        clientAddress(req.socket.remoteAddress ?? "", req.headers["x-forwarded-for"], this.clientProxies),
+      onRefused: (limit) => this.metrics.wsRefused.inc({ limit }),
+      log: this.log,
+      now: this.now,
+      every: opts.live?.every,
+    });
+    this.matrixPusher = new MatrixPusher({
+      hub: this.live,
+      source: this.fleet,
+      log: this.log,
+      intervalMs: opts.live?.matrixIntervalMs,
+      every: opts.live?.every,
     });
     this.app = this.buildApi();
     this.metricsApp = Fastify({ logger: false });
@@ -150,6 +180,10 @@ export class ConsoleServer {
       resolveAccess: (req, p) => this.access(req, p),
       audit: (row) => this.audit(row),
     });
+    // GET /ws with `Upgrade: websocket` never reaches Fastify (live/socket-server.ts serves the upgrade)
+    app.get("/ws", async () => {
+      throw new InvalidInputError("GET /ws expects a WebSocket upgrade");
+    });
     return app;
   }
 
@@ -213,6 +247,16 @@ export class ConsoleServer {
     const host = this.opts.host ?? "0.0.0.0";
     const webRoot = this.opts.webRoot === false ? undefined : (this.opts.webRoot ?? findWebRoot());
     if (webRoot) await addWebRoutes(this.app, { root: webRoot, authMode: this.config.auth.mode });
+    this.liveBus = await openLiveBus({
+      redis: this.opts.redis,
+      prefix: this.opts.redisPrefix ?? "svc:console:",
+      replicaId: this.live.replicaId,
+      deliver: (topic, data) => this.live.deliver(topic, data),
+      log: this.log,
+    });
+    this.live.useBus(this.liveBus);
+    this.liveSockets.attach(this.app.server);
+    this.matrixPusher.start();
     await this.app.listen({ host, port: this.opts.httpPort ?? this.config.httpPort });
     await this.metricsApp.listen({ host, port: this.opts.metricsPort ?? this.config.metricsPort });
     this.fleet.start();
@@ -282,6 +326,9 @@ export class ConsoleServer {
     this.wake?.();
     clearInterval(this.purgeTimer);
     this.fleet.stop();
+    this.matrixPusher.stop();
+    this.liveSockets.close();
+    await this.liveBus?.stop();
     await Promise.allSettled([this.app.close(), this.metricsApp.close()]);
     await this.storeReady.catch(() => {});
     await this.db?.close();

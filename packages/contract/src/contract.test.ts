@@ -20,7 +20,7 @@ test("every route has a unique operation id and method+path, a success answer, a
     names.add(r.name);
     keys.add(`${r.method} ${r.path}`);
     assert.ok(
-      successStatuses(r).length > 0 || r.responses[302] !== undefined,
+      successStatuses(r).length > 0 || r.responses[302] !== undefined || r.responses[101] !== undefined,
       `${r.name}: no success answer`,
     );
     assert.ok(
@@ -67,7 +67,11 @@ test("WebSocket messages: subscribe with a cursor, gated topics, per-topic seq o
   assert.equal(WsClientMessage.safeParse({ type: "unsubscribe", topic: "live", extra: 1 }).success, false);
   assert.equal(WsServerMessage.safeParse({ type: "event", topic: "live", seq: 7, data: {} }).success, true);
   assert.equal(WsServerMessage.safeParse({ type: "event", topic: "live", data: {} }).success, false);
-  assert.equal(WsServerMessage.safeParse({ type: "gap", topic: "live", from: 3, to: 9 }).success, true);
+  assert.equal(
+    WsServerMessage.safeParse({ type: "gap", topic: "live", from: 3, to: 9, reason: "upstream" }).success,
+    true,
+  );
+  assert.equal(WsServerMessage.safeParse({ type: "gap", topic: "live", from: 3, to: 9 }).success, false);
   assert.ok(z.toJSONSchema(WsServerMessage));
 });
 

@@ -7,6 +7,7 @@ import * as rbac from "./rbac.ts";
 import type { RouteSpec } from "./route.ts";
 import * as tokens from "./tokens.ts";
 import * as users from "./users.ts";
+import * as ws from "./ws.ts";
 
 /** The console's routes. */
 export const routes: readonly RouteSpec[] = [
@@ -45,4 +46,5 @@ export const routes: readonly RouteSpec[] = [
   fleet.getNode,
   fleet.getPair,
   fleet.runFleetCheck,
+  ws.openSocket,
 ];

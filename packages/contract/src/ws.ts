@@ -69,7 +69,13 @@ export const WsEvent = z.object({
 });
 export type WsEvent = z.infer<typeof WsEvent>;
 
-/** Server -> client: events after `from - 1` up to `to` (inclusive) were not delivered (possible loss). */
+/**
+ * Server -> client: events `from` to `to` (inclusive) were not delivered (possible loss). `to` is always in this
+ * replica's numbering, so a client continues from `to` for every reason: beyond-ring, slow-consumer and upstream
+ * take up those sequence numbers on this replica (an upstream gap is kept in the replay ring like an event); for
+ * other-replica, `from` is the client's cursor + 1 (the other replica's numbering) and `to` the `seq` of the
+ * `subscribed` message just sent.
+ */
 export const WsGap = z.object({
   type: z.literal("gap"),
   topic: z.string(),
@@ -133,11 +139,14 @@ export const openSocket = route({
   tag: "events",
   summary: "The one multiplexed WebSocket per tab (messages: WsClientMessage in, WsServerMessage out)",
   description:
-    "Topics are gated per subscription: live needs `events:read`; topology and matrix need a role (telemetry " +
-    "read); run:{id} needs `runs:read`. 403 when the Origin host is not the request host (an absent Origin is " +
-    "allowed). A socket over websocket.maxConnections, maxConnectionsPerAddress or maxConnectionsPerSubject is " +
-    "accepted and closed at once with 1013. Client messages over 4096 bytes close the socket with 1009.",
+    "Topics are gated per subscription: live needs `events:read`; topology and matrix need a telemetry reader " +
+    "(a built-in role, or a custom role granting `promql:query`: `events:read` alone is not enough); run:{id} " +
+    "needs `runs:read`. 403 when the Origin host is not the request host (an absent Origin is allowed); 400 " +
+    "for a GET without `Upgrade: websocket`; 503 when the console store cannot authenticate the caller. A " +
+    "socket over websocket.maxConnections, maxConnectionsPerAddress or maxConnectionsPerSubject (not counted " +
+    "for the anonymous caller) is accepted and closed at once with 1013. Client messages over 4096 bytes close " +
+    "the socket with 1009.",
   access: "caller",
   spec: true,
-  responses: { 101: null, ...errors(400, 401, 403) },
+  responses: { 101: null, ...errors(400, 401, 403, 503) },
 });
