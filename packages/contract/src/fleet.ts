@@ -268,7 +268,17 @@ export const FleetCheckResult = z
   .meta({ id: "CheckResult" });
 export type FleetCheckResult = z.infer<typeof FleetCheckResult>;
 
-const protocolQuery = z.object({ protocol: FleetProtocol.default("tcp") });
+/**
+ * The Time Machine's instant (spec §1, §3.1): the answer shows the state as of then (Prometheus evaluated at that
+ * time, the inventory rebuilt from stored topology). Needs the console's database: 503 `history_unavailable`
+ * without one or before the first stored topology.
+ */
+export const AtInstant = z.iso
+  .datetime({ offset: true, message: "at must be an ISO 8601 instant" })
+  .optional()
+  .describe("Time Machine: the state as of this instant (not in the future)");
+const atQuery = { at: AtInstant };
+const protocolQuery = z.object({ protocol: FleetProtocol.default("tcp"), ...atQuery });
 const READ_ERRORS = errors(401, 403, 502, 503);
 
 export const getMatrix = route({
@@ -282,6 +292,7 @@ export const getMatrix = route({
   query: z.object({
     protocol: FleetProtocol.default("tcp"),
     layout: z.enum(["cells", "grid"], { message: "layout must be cells or grid" }).default("cells"),
+    ...atQuery,
   }),
   responses: { 200: z.union([FleetMatrix, FleetMatrixGrid]), ...READ_ERRORS, ...errors(400) },
 });
@@ -296,7 +307,8 @@ export const getTopology = route({
     "Without `prometheus.url` it answers from the controller alone: `figuresAbsent` true, every link `nodata`.",
   access: "role",
   spec: false,
-  responses: { 200: FleetTopology, ...READ_ERRORS },
+  query: z.object(atQuery),
+  responses: { 200: FleetTopology, ...READ_ERRORS, ...errors(400) },
 });
 
 export const getOverview = route({
@@ -307,7 +319,8 @@ export const getOverview = route({
   summary: "Agent counts, pair counts per protocol and the worst pairs",
   access: "role",
   spec: false,
-  responses: { 200: FleetOverview, ...READ_ERRORS },
+  query: z.object(atQuery),
+  responses: { 200: FleetOverview, ...READ_ERRORS, ...errors(400) },
 });
 
 export const getNode = route({
@@ -334,7 +347,7 @@ export const getPair = route({
   access: "role",
   spec: false,
   params: z.object({ source: text(253), destination: text(253) }),
-  query: z.object({ window: PairWindow.default("1h") }),
+  query: z.object({ window: PairWindow.default("1h"), ...atQuery }),
   responses: { 200: FleetPair, ...READ_ERRORS, ...errors(400, 404) },
 });
 

@@ -10,6 +10,7 @@ import { gzip } from "node:zlib";
 import * as c from "@svc/contract";
 import { toGrid } from "@svc/matrix-grid";
 import type { FastifyReply, FastifyRequest } from "fastify";
+import { InvalidInputError } from "../errors.ts";
 import { controllerAnswerError } from "../fleet/fleet-errors.ts";
 import type { FleetService } from "../fleet/fleet-service.ts";
 import type { NewAuditRow } from "../store/store.ts";
@@ -25,6 +26,17 @@ const gzipAsync = promisify(gzip);
 
 /** Bodies at least this large go gzip-compressed to clients that accept it. */
 const GZIP_FROM_BYTES = 64 * 1024;
+
+/** A Time Machine instant may lie this far ahead of the console's clock (clock skew between browser and server). */
+const FUTURE_SLACK_MS = 60_000;
+
+/** The `at` query as epoch ms; 400 for an instant in the future. */
+function instant(at: string | undefined, now = Date.now()): number | undefined {
+  if (at === undefined) return undefined;
+  const t = Date.parse(at);
+  if (t > now + FUTURE_SLACK_MS) throw new InvalidInputError("at must not be in the future");
+  return t;
+}
 
 /** Registers the fleet routes. */
 export function addFleetRoutes(add: AddRoute, deps: FleetRouteDeps): void {
@@ -47,7 +59,7 @@ export function addFleetRoutes(add: AddRoute, deps: FleetRouteDeps): void {
   const grids = new WeakMap<object, c.FleetMatrixGrid>();
 
   add(c.getMatrix, async ({ req, reply, query }) => {
-    const m = await fleet.matrix(query.protocol);
+    const m = await fleet.matrix(query.protocol, instant(query.at));
     if (query.layout === "cells") return sendJson(req, reply, m);
     let g = grids.get(m);
     if (!g) {
@@ -56,10 +68,14 @@ export function addFleetRoutes(add: AddRoute, deps: FleetRouteDeps): void {
     }
     return sendJson(req, reply, g);
   });
-  add(c.getTopology, async ({ req, reply }) => sendJson(req, reply, await fleet.topology()));
-  add(c.getOverview, () => fleet.overview());
-  add(c.getNode, ({ params, query }) => fleet.node(params.name, query.protocol));
-  add(c.getPair, ({ params, query }) => fleet.pair(params.source, params.destination, query.window));
+  add(c.getTopology, async ({ req, reply, query }) =>
+    sendJson(req, reply, await fleet.topology(instant(query.at))),
+  );
+  add(c.getOverview, ({ query }) => fleet.overview(instant(query.at)));
+  add(c.getNode, ({ params, query }) => fleet.node(params.name, query.protocol, instant(query.at)));
+  add(c.getPair, ({ params, query }) =>
+    fleet.pair(params.source, params.destination, query.window, instant(query.at)),
+  );
   // the row is written before the controller is asked: a check whose row cannot be written is not run (503)
   add(c.runFleetCheck, async ({ reply, body, actor }) => {
     await deps.audit({

@@ -39,6 +39,11 @@ export class ControllerUnconfiguredError extends UnavailableError {
   }
 }
 
+/** A Time Machine read with no stored topology to rebuild the past from (503 `history_unavailable`). */
+export class HistoryUnavailableError extends UnavailableError {
+  override readonly bodyCode = "history_unavailable";
+}
+
 /** A node name the controller does not know (404 `unknown_node`). */
 export class UnknownNodeError extends NotFoundError {
   override readonly bodyCode = "unknown_node";

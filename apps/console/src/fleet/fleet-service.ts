@@ -4,6 +4,7 @@
  * MetricsUnconfiguredError (503) when `prometheus.url` is empty, before anything else is read; the topology then
  * answers from the controller alone, its links `nodata` and marked `figuresAbsent`.
  */
+
 import type {
   FleetCheckRequest,
   FleetMatrix,
@@ -14,10 +15,11 @@ import type {
   FleetTopology,
   PairWindow,
 } from "@svc/contract";
+import type { TopologySnapshot } from "@svc/protocol";
 import { InvalidInputError } from "../errors.ts";
 import { ControllerClient, type DiagnosticsAnswer } from "./controller-client.ts";
 import { fleetFigures, scopedFigures } from "./figures.ts";
-import { MetricsUnconfiguredError, UnknownNodeError } from "./fleet-errors.ts";
+import { HistoryUnavailableError, MetricsUnconfiguredError, UnknownNodeError } from "./fleet-errors.ts";
 import { expectedPairs, type FleetView, fleetView } from "./fleet-view.ts";
 import { buildMatrix } from "./matrix.ts";
 import { buildNode } from "./node-view.ts";
@@ -42,6 +44,11 @@ export interface FleetServiceOptions {
   metricsPrefix?: string;
   /** clock, epoch ms; default Date.now */
   now?: () => number;
+  /**
+   * The Time Machine's inventory: the controller's topology as it was at an instant (epoch ms), rebuilt from stored
+   * baselines and events; undefined when nothing was stored by then. Absent (no database): past reads answer 503.
+   */
+  pastTopology?: (at: number) => Promise<TopologySnapshot | undefined>;
   /** matrix snapshot bounds; defaults MATRIX_FRESH_MS, MATRIX_STALE_MS */
   matrixFreshMs?: number;
   matrixStaleMs?: number;
@@ -97,42 +104,64 @@ export class FleetService {
     return this.prom;
   }
 
-  private async view(): Promise<FleetView> {
-    return fleetView(await this.controller.topology());
+  /** The inventory now, or as of `at` (epoch ms) under the Time Machine. */
+  private async view(at?: number): Promise<FleetView> {
+    if (at === undefined) return fleetView(await this.controller.topology());
+    const past = this.opts.pastTopology;
+    if (!past)
+      throw new HistoryUnavailableError("the Time Machine needs the console's database (no stored topology)");
+    const snap = await past(at);
+    if (!snap)
+      throw new HistoryUnavailableError(`no topology was stored at or before ${new Date(at).toISOString()}`);
+    return fleetView(snap);
   }
 
-  private async computeMatrix(prom: PrometheusClient, view: FleetView, protocol: FleetProtocol) {
+  /** Prometheus now, or evaluating instant queries at `at` (epoch ms). */
+  private promAt(at?: number): PrometheusClient {
+    const prom = this.metrics();
+    return at === undefined ? prom : prom.atTime(at / 1000);
+  }
+
+  private async computeMatrix(prom: PrometheusClient, view: FleetView, protocol: FleetProtocol, at?: number) {
     const figures = await fleetFigures(prom, this.prefix, protocol, expectedPairs(view, protocol));
-    return buildMatrix(view, protocol, figures, new Date(this.now()));
+    return buildMatrix(view, protocol, figures, new Date(at ?? this.now()));
   }
 
-  /** The matrix of `protocol` (a snapshot at most MATRIX_STALE_MS old; see SnapshotCache). */
-  async matrix(protocol: FleetProtocol): Promise<FleetMatrix> {
-    this.metrics();
-    return this.matrices.get(protocol);
+  /** The matrix of `protocol` now (a snapshot at most MATRIX_STALE_MS old; see SnapshotCache), or as of `at`. */
+  async matrix(protocol: FleetProtocol, at?: number): Promise<FleetMatrix> {
+    const prom = this.promAt(at);
+    if (at === undefined) return this.matrices.get(protocol);
+    return this.computeMatrix(prom, await this.view(at), protocol, at);
   }
 
   /** Nodes, agents and links (worst of tcp/udp/icmp); without Prometheus, the controller's view alone. */
-  async topology(): Promise<FleetTopology> {
-    const view = await this.view();
-    if (!this.prom) return topologyWithoutFigures(view, new Date(this.now()));
-    const ms = await Promise.all((["tcp", "udp", "icmp"] as const).map((p) => this.matrices.get(p)));
-    return buildTopology(view, ms, new Date(this.now()));
+  async topology(at?: number): Promise<FleetTopology> {
+    const view = await this.view(at);
+    const stamp = new Date(at ?? this.now());
+    if (!this.prom) return topologyWithoutFigures(view, stamp);
+    const ms = await Promise.all((["tcp", "udp", "icmp"] as const).map((p) => this.matrixOf(view, p, at)));
+    return buildTopology(view, ms, stamp);
   }
 
   /** Fleet summary; the four matrices. */
-  async overview(): Promise<FleetOverview> {
+  async overview(at?: number): Promise<FleetOverview> {
     this.metrics();
-    const view = await this.view();
-    const m = (p: FleetProtocol) => this.matrices.get(p);
+    const view = await this.view(at);
+    const m = (p: FleetProtocol) => this.matrixOf(view, p, at);
     const [tcp, udp, icmp, pmtu] = await Promise.all([m("tcp"), m("udp"), m("icmp"), m("pmtu")]);
-    return buildOverview(view, { tcp, udp, icmp, pmtu }, new Date(this.now()));
+    return buildOverview(view, { tcp, udp, icmp, pmtu }, new Date(at ?? this.now()));
+  }
+
+  /** The cached matrix now; under the Time Machine, computed over the past inventory. */
+  private matrixOf(view: FleetView, protocol: FleetProtocol, at?: number): Promise<FleetMatrix> {
+    if (at === undefined) return this.matrices.get(protocol);
+    return this.computeMatrix(this.promAt(at), view, protocol, at);
   }
 
   /** One node's peers; UnknownNodeError when the inventory lacks it. */
-  async node(name: string, protocol: FleetProtocol): Promise<FleetNode> {
-    const prom = this.metrics();
-    const view = await this.view();
+  async node(name: string, protocol: FleetProtocol, at?: number): Promise<FleetNode> {
+    const prom = this.promAt(at);
+    const view = await this.view(at);
     if (!view.known.has(name)) throw new UnknownNodeError(name);
     const [out, into] = await Promise.all([
       scopedFigures(prom, this.prefix, protocol, eq("source_node", name)),
@@ -141,14 +170,14 @@ export class FleetService {
     return buildNode(view, name, protocol, out, into);
   }
 
-  /** One pair over `window`; UnknownNodeError for an unknown source or destination. */
-  async pair(source: string, destination: string, window: PairWindow): Promise<FleetPair> {
-    const prom = this.metrics();
+  /** One pair over `window` ending now or at `at`; UnknownNodeError for an unknown source or destination. */
+  async pair(source: string, destination: string, window: PairWindow, at?: number): Promise<FleetPair> {
+    const prom = this.promAt(at);
     if (PAIR_WINDOWS[window] * 1000 > this.opts.prometheus.maxRange)
       throw new InvalidInputError(`window ${window} is longer than prometheus.maxRange`);
-    const view = await this.view();
+    const view = await this.view(at);
     for (const n of [source, destination]) if (!view.known.has(n)) throw new UnknownNodeError(n);
-    return buildPair(prom, this.prefix, view, source, destination, window, this.now() / 1000);
+    return buildPair(prom, this.prefix, view, source, destination, window, (at ?? this.now()) / 1000);
   }
 
   /** Proxies a one-shot check to the controller's diagnostics route. */

@@ -39,12 +39,22 @@ type RawRange = { metric: Record<string, string>; values: [number, string][] };
 
 /** Reads a Prometheus HTTP API with limits; failures are MetricsUpstreamError (502). */
 export class PrometheusClient {
-  constructor(private readonly opts: PrometheusClientOptions) {}
+  constructor(
+    private readonly opts: PrometheusClientOptions,
+    /** default evaluation time of instant queries (epoch seconds); undefined = Prometheus's now */
+    private readonly defaultTime?: number,
+  ) {}
 
-  /** Instant query at `time` (epoch seconds; default Prometheus's now). Only vector results are accepted. */
+  /** The same client with instant queries evaluated at `seconds` (the Time Machine). */
+  atTime(seconds: number): PrometheusClient {
+    return new PrometheusClient(this.opts, seconds);
+  }
+
+  /** Instant query at `time` (epoch seconds; default this client's time, else Prometheus's now). Vectors only. */
   async query(promql: string, time?: number): Promise<InstantSample[]> {
     const params: Record<string, string> = { query: promql };
-    if (time !== undefined) params.time = String(time);
+    const at = time ?? this.defaultTime;
+    if (at !== undefined) params.time = String(at);
     const rows = await this.call<RawInstant>("/api/v1/query", params, "vector");
     return rows.map((r) => ({ metric: r.metric, t: r.value[0], value: Number(r.value[1]) }));
   }

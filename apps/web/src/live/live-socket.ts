@@ -228,9 +228,8 @@ export class LiveSocket {
         return;
       }
       case "gap": {
-        // a slow-consumer gap skips this topic's own numbers; the others (another replica's cursor, beyond the
-        // ring, missed upstream) come with a subscription or describe the controller's stream, not ours
-        if (msg.reason === "slow-consumer") t.lastSeq = Math.max(t.lastSeq ?? 0, msg.to);
+        // `to` is in this replica's numbering for every reason (ws.ts): the topic continues after it
+        t.lastSeq = Math.max(t.lastSeq ?? 0, msg.to);
         emit({ kind: "gap", from: msg.from, to: msg.to, reason: msg.reason });
         return;
       }
