@@ -9,6 +9,7 @@ import {
   createRouter,
   Outlet,
   redirect,
+  retainSearchParams,
 } from "@tanstack/react-router";
 import { ApiError } from "./api/client.tsx";
 import { meQuery } from "./api/queries.tsx";
@@ -23,6 +24,7 @@ import { SettingsPage } from "./pages/settings/settings.tsx";
 import { SignInPage } from "./pages/sign-in.tsx";
 import { TopologyPage } from "./pages/topology/topology-page.tsx";
 import { AppShell } from "./shell/app-shell.tsx";
+import { parseAt, useAt } from "./shell/time-machine.tsx";
 
 const rootRoute = createRootRouteWithContext<AppContext>()({
   component: Outlet,
@@ -50,11 +52,17 @@ const appRoute = createRoute({
       // other failures (console unreachable, store down) are shown by the shell, not here
     }
   },
+  // the Time Machine instant stays on every page until the banner returns to live
+  validateSearch: (s: Record<string, unknown>): { at?: string } => {
+    const at = parseAt(s.at);
+    return at ? { at } : {};
+  },
+  search: { middlewares: [retainSearchParams(["at"])] },
   component: AppShell,
 });
 
 function EventsRoute() {
-  return <EventsPage />;
+  return <EventsPage at={useAt()} />;
 }
 
 const overviewRoute = createRoute({ getParentRoute: () => appRoute, path: "/", component: OverviewPage });

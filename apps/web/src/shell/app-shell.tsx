@@ -10,6 +10,7 @@ import { configQuery, meQuery } from "../api/queries.tsx";
 import { useApp } from "../context.tsx";
 import { BackendNotices } from "./backend-notices.tsx";
 import { IdentityMenu } from "./identity-menu.tsx";
+import { TimeMachineBanner, TimeMachineControl } from "./time-machine.tsx";
 
 const NAV = [
   { to: "/", label: "Overview" },
@@ -63,6 +64,7 @@ export function AppShell() {
             </Link>
           ))}
         </nav>
+        <TimeMachineControl />
         <IdentityMenu me={me.data} mode={config.data?.auth.mode} />
       </header>
       {config.data?.auth.anonymousBanner ? (
@@ -72,6 +74,7 @@ export function AppShell() {
           to require sign-in.
         </div>
       ) : null}
+      <TimeMachineBanner />
       <BackendNotices config={config.data} configError={config.error} meError={me.error} />
       <main id="main" tabIndex={-1}>
         <Outlet />

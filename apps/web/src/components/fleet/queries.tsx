@@ -14,51 +14,62 @@ export function fleetRetry(failures: number, e: unknown): boolean {
 }
 
 const live = { refetchInterval: FLEET_REFRESH_MS, staleTime: 5_000, retry: fleetRetry } as const;
+/** Under the Time Machine an answer never changes: no refetch. */
+const past = { refetchInterval: false, staleTime: Number.POSITIVE_INFINITY, retry: fleetRetry } as const;
+const timing = (at: string | undefined) => (at ? past : live);
+const atQuery = (at: string | undefined) => (at ? { at } : {});
 
 /** GET /api/v1/fleet/matrix?protocol=. */
-export const matrixQuery = (api: ApiClient, protocol: FleetProtocol) =>
+export const matrixQuery = (api: ApiClient, protocol: FleetProtocol, at?: string) =>
   queryOptions({
-    queryKey: ["fleet", "matrix", protocol],
+    queryKey: ["fleet", "matrix", protocol, at ?? "live"],
     // the grid layout: one letter per pair, full cells only where figures say more (500 nodes: ~0.5 MiB, not 19)
     queryFn: async (): Promise<FleetMatrixGrid> => {
-      const m = await api.call(c.getMatrix, { query: { protocol, layout: "grid" } });
+      const m = await api.call(c.getMatrix, { query: { protocol, layout: "grid", ...atQuery(at) } });
       if (!("tiers" in m)) throw new ApiError(200, "bad_answer", "the matrix came without its grid layout");
       return m;
     },
-    ...live,
+    ...timing(at),
   });
 
 /** GET /api/v1/fleet/topology. */
-export const topologyQuery = (api: ApiClient) =>
+export const topologyQuery = (api: ApiClient, at?: string) =>
   queryOptions({
-    queryKey: ["fleet", "topology"],
-    queryFn: () => api.call(c.getTopology),
-    ...live,
+    queryKey: ["fleet", "topology", at ?? "live"],
+    queryFn: () => api.call(c.getTopology, { query: atQuery(at) }),
+    ...timing(at),
   });
 
 /** GET /api/v1/fleet/nodes/:name?protocol=. */
-export const nodeQuery = (api: ApiClient, name: string, protocol: FleetProtocol) =>
+export const nodeQuery = (api: ApiClient, name: string, protocol: FleetProtocol, at?: string) =>
   queryOptions({
-    queryKey: ["fleet", "node", name, protocol],
-    queryFn: () => api.call(c.getNode, { params: { name }, query: { protocol } }),
-    ...live,
+    queryKey: ["fleet", "node", name, protocol, at ?? "live"],
+    queryFn: () => api.call(c.getNode, { params: { name }, query: { protocol, ...atQuery(at) } }),
+    ...timing(at),
   });
 
 /** Chart windows of the Pair page. */
 export const WINDOWS: readonly PairWindow[] = ["15m", "1h", "6h", "24h"];
 
 /** GET /api/v1/fleet/pairs/:source/:destination?window=. */
-export const pairQuery = (api: ApiClient, source: string, destination: string, window: PairWindow) =>
+export const pairQuery = (
+  api: ApiClient,
+  source: string,
+  destination: string,
+  window: PairWindow,
+  at?: string,
+) =>
   queryOptions({
-    queryKey: ["fleet", "pair", source, destination, window],
-    queryFn: () => api.call(c.getPair, { params: { source, destination }, query: { window } }),
-    ...live,
+    queryKey: ["fleet", "pair", source, destination, window, at ?? "live"],
+    queryFn: () =>
+      api.call(c.getPair, { params: { source, destination }, query: { window, ...atQuery(at) } }),
+    ...timing(at),
   });
 
 /** GET /api/v1/fleet/overview. */
-export const overviewQuery = (api: ApiClient) =>
+export const overviewQuery = (api: ApiClient, at?: string) =>
   queryOptions({
-    queryKey: ["fleet", "overview"],
-    queryFn: () => api.call(c.getOverview),
-    ...live,
+    queryKey: ["fleet", "overview", at ?? "live"],
+    queryFn: () => api.call(c.getOverview, { query: atQuery(at) }),
+    ...timing(at),
   });

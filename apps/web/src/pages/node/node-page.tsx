@@ -12,6 +12,7 @@ import { ProtocolSwitch, TierBadge } from "../../components/fleet/protocol-switc
 import { nodeQuery } from "../../components/fleet/queries.tsx";
 import type { FleetNode } from "../../components/fleet/types.ts";
 import { useApp } from "../../context.tsx";
+import { useAt } from "../../shell/time-machine.tsx";
 import { PeerTable } from "./peer-table.tsx";
 
 function Health(p: { n: FleetNode }) {
@@ -46,7 +47,7 @@ export function NodePage() {
   const name = useParams({ strict: false }).name ?? "";
   const protocol = parseProtocol(useSearch({ strict: false }).protocol);
   const navigate = useNavigate();
-  const q = useQuery(nodeQuery(api, name, protocol));
+  const q = useQuery(nodeQuery(api, name, protocol, useAt()));
   const [chosen, setChosen] = useState<"to" | "from" | null>(null);
   const n = q.data;
   const direction = chosen ?? (n ? defaultDirection(n.to, n.from) : "to");

@@ -8,6 +8,7 @@ import { overviewQuery } from "../../components/fleet/queries.tsx";
 import type { FleetOverview } from "../../components/fleet/types.ts";
 import { TableHead } from "../../components/table-head.tsx";
 import { useApp } from "../../context.tsx";
+import { useAt } from "../../shell/time-machine.tsx";
 
 function Worst(p: { rows: FleetOverview["worstPairs"] }) {
   if (p.rows.length === 0) return <p className="ok">No failing or degraded pairs.</p>;
@@ -43,7 +44,7 @@ function Worst(p: { rows: FleetOverview["worstPairs"] }) {
 /** The summary cards (or the degraded-backend card in their place). */
 export function FleetSummary() {
   const { api } = useApp();
-  const q = useQuery(overviewQuery(api));
+  const q = useQuery(overviewQuery(api, useAt()));
   if (q.error) return <FleetError error={q.error} />;
   if (!q.data) return <Loading what="the fleet summary" />;
   const o = q.data;

@@ -14,6 +14,7 @@ import { type ChartSeries, TimeChart } from "../../components/fleet/time-chart.t
 import type { FleetPair, FleetProtocol, PairWindow } from "../../components/fleet/types.ts";
 import { TableHead } from "../../components/table-head.tsx";
 import { useApp } from "../../context.tsx";
+import { useAt } from "../../shell/time-machine.tsx";
 import { MtrPath } from "./mtr-path.tsx";
 import { RunCheck } from "./run-check.tsx";
 
@@ -85,7 +86,8 @@ export function PairPage() {
   const raw = useSearch({ strict: false }).window;
   const window: PairWindow = (WINDOWS as readonly string[]).includes(raw ?? "") ? (raw as PairWindow) : "1h";
   const navigate = useNavigate();
-  const q = useQuery(pairQuery(api, source, destination, window));
+  const at = useAt();
+  const q = useQuery(pairQuery(api, source, destination, window, at));
   const me = useQuery(meQuery(api)).data;
   const rtt = useMemo(() => (q.data ? series(q.data, "rtt") : []), [q.data]);
   const loss = useMemo(() => (q.data ? series(q.data, "loss") : []), [q.data]);
@@ -150,7 +152,7 @@ export function PairPage() {
         </>
       ) : null}
       {can(me, "runs:create") && !(q.error && fleetFailure(q.error).key === "unknown") ? (
-        <RunCheck source={source} destination={destination} />
+        <RunCheck source={source} destination={destination} past={at !== undefined} />
       ) : null}
     </section>
   );

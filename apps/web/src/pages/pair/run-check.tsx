@@ -13,7 +13,7 @@ function durationText(ns: number | undefined): string {
 }
 
 /** The button and the last result. */
-export function RunCheck(p: { source: string; destination: string }) {
+export function RunCheck(p: { source: string; destination: string; past?: boolean }) {
   const { api } = useApp();
   const [busy, setBusy] = useState(false);
   const [result, setResult] = useState<FleetCheckResult | null>(null);
@@ -40,9 +40,20 @@ export function RunCheck(p: { source: string; destination: string }) {
       <p className="muted small">
         A one-shot TCP check from {p.source} to {p.destination}, run now by the source's agent.
       </p>
-      <button type="button" className="primary" disabled={busy} onClick={() => void run()}>
+      <button
+        type="button"
+        className="primary"
+        disabled={busy || p.past === true}
+        title={p.past ? "The Time Machine shows the past: a check would probe now" : undefined}
+        onClick={() => void run()}
+      >
         {busy ? "Running…" : "Run check"}
       </button>
+      {p.past ? (
+        <p className="muted small" data-testid="run-check-disabled">
+          Disabled under the Time Machine: a check probes now, not at the instant shown.
+        </p>
+      ) : null}
       <div role="status" data-testid="check-result">
         {result ? (
           <p className={result.success ? "ok" : "warn"}>

@@ -12,6 +12,7 @@ import { TierLegend } from "../../components/fleet/protocol-switch.tsx";
 import { topologyQuery } from "../../components/fleet/queries.tsx";
 import type { FleetTier, FleetTopology } from "../../components/fleet/types.ts";
 import { useApp } from "../../context.tsx";
+import { useAt } from "../../shell/time-machine.tsx";
 import { topologyLayout } from "./topology-layout.ts";
 
 /** One undirected edge: the worse of the two directions. */
@@ -150,7 +151,7 @@ function ZoneList(p: { t: FleetTopology }) {
 /** The Topology page. */
 export function TopologyPage() {
   const { api } = useApp();
-  const q = useQuery(topologyQuery(api));
+  const q = useQuery(topologyQuery(api, useAt()));
   return (
     <section className="page">
       <h1>Topology</h1>
