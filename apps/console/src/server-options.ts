@@ -1,6 +1,9 @@
 /** Options of ConsoleServer (their own module so that the services can be built from them without the server). */
+import type { KubeConfig } from "@kubernetes/client-node";
+import type { EventServiceClient } from "@svc/protocol";
 import type { Redis } from "ioredis";
 import type { ConsoleConfig } from "./config/schema.ts";
+import type { Scheduler } from "./events/ingester.ts";
 import type { Ticker } from "./live/ticker.ts";
 import type { ConsoleLogger } from "./log.ts";
 import type { Db } from "./store/db.ts";
@@ -37,4 +40,9 @@ export interface ConsoleServerOptions {
   webRoot?: string | false;
   /** the live fan-out's seams (tests): replica id, slow-consumer bound, matrix push period, periodic timers */
   live?: { replicaId?: string; slowBytes?: number; matrixIntervalMs?: number; every?: Ticker };
+  /**
+   * event history seams (tests): the controller EventService client factory (default: controller.grpcAddress),
+   * the scheduler of reconnects, baselines and relists (default Node timers), the Kubernetes API for cluster events
+   */
+  events?: { dial?: () => EventServiceClient; scheduler?: Scheduler; kubeConfig?: KubeConfig };
 }

@@ -10,6 +10,7 @@
 import type { Cidr } from "@svc/core";
 import Fastify, { type FastifyInstance, type FastifyRequest } from "fastify";
 import "./api/context.ts";
+import { Annotations } from "./annotations/annotations.ts";
 import { CookiePolicy } from "./api/cookie-policy.ts";
 import { installErrorHandler } from "./api/error-handler.ts";
 import { addProbeRoutes } from "./api/probes.ts";
@@ -20,6 +21,7 @@ import { clientAddress, parseCidrs } from "./auth/client-address.ts";
 import type { Principal } from "./auth/principal.ts";
 import type { ConsoleConfig } from "./config/schema.ts";
 import { InvalidInputError, UnavailableError } from "./errors.ts";
+import { EventHistory } from "./events/history.ts";
 import { FleetService } from "./fleet/fleet-service.ts";
 import { type LiveBus, openLiveBus } from "./live/bus.ts";
 import { LiveHub } from "./live/hub.ts";
@@ -68,6 +70,9 @@ export class ConsoleServer {
   private readonly liveSockets: LiveSocketServer;
   private readonly matrixPusher: MatrixPusher;
   private liveBus: LiveBus | undefined;
+  /** event history: controller stream ingestion, stored events and baselines (topologyAt), cluster events */
+  readonly history: EventHistory;
+  private readonly annotations: Annotations | undefined;
 
   constructor(private readonly opts: ConsoleServerOptions) {
     this.config = opts.config;
@@ -87,7 +92,18 @@ export class ConsoleServer {
     this.services = buildServices(opts, this.store, this.now, this.log, (limit) =>
       this.metrics.rateLimited.inc({ limit }),
     );
-    this.fleet = new FleetService(this.config);
+    this.history = new EventHistory({
+      config: this.config,
+      db: opts.db,
+      now: this.now,
+      logger: this.log,
+      eventDial: opts.events?.dial,
+      scheduler: opts.events?.scheduler,
+      kubeConfig: opts.events?.kubeConfig,
+    });
+    this.annotations = opts.db ? new Annotations(opts.db, this.now) : undefined;
+    const pastTopology = (at: number) => this.history.topologyAt(at);
+    this.fleet = new FleetService(opts.db ? { ...this.config, pastTopology } : this.config);
     this.authenticator = new Authenticator({
       config: this.config,
       store: this.store,
@@ -97,6 +113,7 @@ export class ConsoleServer {
       now: this.now,
     });
     this.live = new LiveHub({ replicaId: opts.live?.replicaId, slowBytes: opts.live?.slowBytes });
+    this.history.setSink(this.live);
     this.liveSockets = new LiveSocketServer({
       hub: this.live,
       limits: this.config.websocket,
@@ -179,6 +196,8 @@ export class ConsoleServer {
       metrics: this.metrics,
       resolveAccess: (req, p) => this.access(req, p),
       audit: (row) => this.audit(row),
+      history: this.history,
+      annotations: this.annotations,
     });
     // GET /ws with `Upgrade: websocket` never reaches Fastify (live/socket-server.ts serves the upgrade)
     app.get("/ws", async () => {
@@ -261,7 +280,10 @@ export class ConsoleServer {
     await this.metricsApp.listen({ host, port: this.opts.metricsPort ?? this.config.metricsPort });
     this.fleet.start();
     const { db, store } = this;
-    if (!db || !store) return;
+    if (!db || !store) {
+      this.history.start();
+      return;
+    }
     this.storeReady = prepareStore(
       () => prepareOnce(db, store, this.config, this.now(), this.log),
       () => this.stopping,
@@ -279,6 +301,7 @@ export class ConsoleServer {
         if (!done) return;
         this.storeState = "ready";
         this.startPurge();
+        if (!this.stopping) this.history.start();
       },
       (e: unknown) => {
         this.storeState = "failed";
@@ -297,6 +320,7 @@ export class ConsoleServer {
     if (!this.services.sessions) return;
     this.purgeTimer = setInterval(() => {
       this.purgeSessions().catch((e: unknown) => this.log.warn({ err: String(e) }, "session purge failed"));
+      this.purgeHistory().catch((e: unknown) => this.log.warn({ err: String(e) }, "history purge failed"));
     }, PURGE_EVERY_MS);
     this.purgeTimer.unref();
   }
@@ -308,6 +332,14 @@ export class ConsoleServer {
     const n = await sessions.purge();
     this.metrics.sessionsPurged.inc(n);
     return n;
+  }
+
+  /**
+   * Deletes events, cluster events and old topology baselines past `database.retentionDays` (0 keeps all) at the
+   * server's clock (the timer does this every minute); resolves with the rows deleted.
+   */
+  purgeHistory(): Promise<number> {
+    return this.history.purge(this.now());
   }
 
   /** http://host:port of the API listener. */
@@ -331,6 +363,7 @@ export class ConsoleServer {
     await this.liveBus?.stop();
     await Promise.allSettled([this.app.close(), this.metricsApp.close()]);
     await this.storeReady.catch(() => {});
+    await this.history.stop();
     await this.db?.close();
   }
 }

@@ -32,22 +32,21 @@ export const Annotation = z
 export type Annotation = z.infer<typeof Annotation>;
 
 // Line breaks and tabs are kept; any other control character is refused (as for incident notes, spec §2.9).
-const annotationText = noteText(ANNOTATION_TEXT_MAX).min(1, "text must not be empty");
+const annotationText = noteText(ANNOTATION_TEXT_MAX);
 const instant = (key: string) =>
   z.iso.datetime({ offset: true, message: `${key} must be an ISO 8601 instant` });
 
-/** Body of a create or an edit: `endAt` absent or null makes a point note; a span ends after it starts. */
-export const AnnotationInput = z
-  .strictObject({
-    at: instant("at"),
-    endAt: instant("endAt").nullable().optional(),
-    text: annotationText,
-    scope: text(512).default(""),
-  })
-  .refine((a) => a.endAt == null || Date.parse(a.endAt) > Date.parse(a.at), {
-    message: "endAt must be after at",
-    path: ["endAt"],
-  });
+/**
+ * Body of a create or an edit: `endAt` absent or null makes a point note. A malformed body is 400; a well-formed
+ * one the console cannot apply is 422: a text that is empty or only white space, a span that does not end after
+ * it starts (checked by the handler, so the statuses stay apart).
+ */
+export const AnnotationInput = z.strictObject({
+  at: instant("at"),
+  endAt: instant("endAt").nullable().optional(),
+  text: annotationText,
+  scope: text(512).default(""),
+});
 export type AnnotationInput = z.infer<typeof AnnotationInput>;
 
 /** Path parameters naming an annotation; anything but an annotation id is answered 404. */

@@ -1,6 +1,8 @@
 /** Every console route, in the order the docs list them. A route the console serves is declared here. */
+import * as annotations from "./annotations.ts";
 import * as auth from "./auth.ts";
 import * as config from "./console-config.ts";
+import * as events from "./events.ts";
 import * as fleet from "./fleet.ts";
 import * as probes from "./probes.ts";
 import * as rbac from "./rbac.ts";
@@ -46,5 +48,11 @@ export const routes: readonly RouteSpec[] = [
   fleet.getNode,
   fleet.getPair,
   fleet.runFleetCheck,
+  events.listEvents,
+  events.listK8sEvents,
+  annotations.listAnnotations,
+  annotations.createAnnotation,
+  annotations.updateAnnotation,
+  annotations.deleteAnnotation,
   ws.openSocket,
 ];

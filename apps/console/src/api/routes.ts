@@ -1,15 +1,19 @@
 /** Registers every console API route on `app` against its contract declaration (one place to see them all). */
 import { consoleApiDocument, getOpenApi, type OpenApiDocument } from "@svc/contract";
 import type { FastifyInstance } from "fastify";
+import type { Annotations } from "../annotations/annotations.ts";
 import type { ConsoleConfig } from "../config/schema.ts";
+import type { EventHistory } from "../events/history.ts";
 import type { FleetService } from "../fleet/fleet-service.ts";
 import type { ConsoleMetrics } from "../metrics.ts";
 import type { NewAuditRow, Store } from "../store/store.ts";
 import type { ConsoleServices } from "../wiring.ts";
+import { addAnnotationRoutes } from "./annotations.ts";
 import { addAuthRoutes } from "./auth-routes.ts";
 import { addConfigRoute } from "./config-route.ts";
 import type { AccessResolver } from "./context.ts";
 import type { CookiePolicy } from "./cookie-policy.ts";
+import { addEventRoutes } from "./events.ts";
 import { addFleetRoutes } from "./fleet.ts";
 import { addOidcRoutes } from "./oidc-routes.ts";
 import { addRbacRoutes } from "./rbac.ts";
@@ -28,6 +32,9 @@ export interface ConsoleRouteDeps {
   metrics: ConsoleMetrics;
   resolveAccess: AccessResolver;
   audit: (row: Omit<NewAuditRow, "at">) => Promise<void>;
+  history: EventHistory;
+  /** undefined without a database (the routes answer 503) */
+  annotations: Annotations | undefined;
 }
 
 /** Registers the OpenAPI document, config, auth, OIDC, RBAC/audit, users, token and fleet routes. */
@@ -65,4 +72,6 @@ export function addConsoleRoutes(app: FastifyInstance, deps: ConsoleRouteDeps): 
   addUserRoutes(add, { config, users: s.users, signIn: s.signIn, audit });
   addTokenRoutes(add, { tokens: s.tokens });
   addFleetRoutes(add, { fleet: deps.fleet, audit });
+  addEventRoutes(add, { history: deps.history });
+  addAnnotationRoutes(add, { annotations: deps.annotations });
 }

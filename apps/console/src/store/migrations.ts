@@ -79,6 +79,60 @@ CREATE TABLE audit (
 CREATE INDEX audit_at ON audit (at DESC, id DESC);
 `,
   },
+  {
+    version: 2,
+    name: "event history, topology baselines, annotations, cluster events",
+    sql: `
+CREATE TABLE events (
+  id bigserial PRIMARY KEY,
+  topic text NOT NULL,
+  seq bigint NOT NULL,
+  at_ns bigint NOT NULL,
+  at bigint NOT NULL,
+  type text NOT NULL,
+  severity text NOT NULL,
+  scope text NOT NULL,
+  summary text NOT NULL,
+  payload jsonb NOT NULL,
+  received_at bigint NOT NULL,
+  UNIQUE (topic, seq, at_ns)
+);
+CREATE INDEX events_at ON events (at DESC, id DESC);
+CREATE INDEX events_type_at ON events (type, at DESC, id DESC);
+CREATE TABLE topology_baselines (
+  id bigserial PRIMARY KEY,
+  at bigint NOT NULL,
+  snapshot jsonb NOT NULL
+);
+CREATE INDEX topology_baselines_at ON topology_baselines (at DESC, id DESC);
+CREATE TABLE annotations (
+  id text PRIMARY KEY,
+  at bigint NOT NULL,
+  end_at bigint,
+  text text NOT NULL,
+  scope text NOT NULL,
+  author text NOT NULL,
+  author_subject text,
+  created_at bigint NOT NULL,
+  updated_at bigint NOT NULL,
+  CHECK (end_at IS NULL OR end_at > at)
+);
+CREATE INDEX annotations_at ON annotations (at DESC, id DESC);
+CREATE TABLE k8s_events (
+  uid text PRIMARY KEY,
+  at bigint NOT NULL,
+  first_at bigint NOT NULL,
+  type text NOT NULL,
+  reason text NOT NULL,
+  message text NOT NULL,
+  namespace text NOT NULL,
+  object text NOT NULL,
+  node text,
+  count integer NOT NULL
+);
+CREATE INDEX k8s_events_at ON k8s_events (at DESC);
+`,
+  },
 ];
 
 /** Thrown when the database was migrated by a newer console than this one. */

@@ -40,6 +40,9 @@ async function withStore(
 }
 
 const HOUR = 3_600_000;
+/** Versions of the console's migrations, and one past the newest (a later console's). */
+const KNOWN = MIGRATIONS.map((m) => m.version);
+const NEXT = Math.max(...KNOWN) + 1;
 
 function session(idHash: string, subject: string, now: number): SessionRecord {
   return {
@@ -62,24 +65,24 @@ export function storeSuite(label: string, getBackend: () => Backend): void {
     const schema = schemaName();
     try {
       let db = await backend.open(schema);
-      assert.deepEqual(await migrate(db), [1]);
+      assert.deepEqual(await migrate(db), KNOWN);
       await db.close();
       db = await backend.open(schema);
       assert.deepEqual(await migrate(db), []);
       const later = [
         ...MIGRATIONS,
-        { version: 2, name: "later", sql: "CREATE TABLE later_things (id text)" },
+        { version: NEXT, name: "later", sql: "CREATE TABLE later_things (id text)" },
       ];
-      assert.deepEqual(await migrate(db, later), [2]);
-      // this console (knowing only version 1) now meets a database migrated by a newer one
+      assert.deepEqual(await migrate(db, later), [NEXT]);
+      // this console (knowing only up to NEXT - 1) now meets a database migrated by a newer one
       await assert.rejects(
         migrate(db),
-        (e: unknown) => e instanceof NewerSchemaError && e.databaseVersion === 2,
+        (e: unknown) => e instanceof NewerSchemaError && e.databaseVersion === NEXT,
       );
       const rows = await db.query("SELECT version FROM schema_migrations ORDER BY version");
       assert.deepEqual(
         rows.map((r) => Number(r.version)),
-        [1, 2],
+        [...KNOWN, NEXT],
       );
       await db.close();
     } finally {
@@ -94,7 +97,7 @@ export function storeSuite(label: string, getBackend: () => Backend): void {
     try {
       const broken = [
         ...MIGRATIONS,
-        { version: 2, name: "broken", sql: "CREATE TABLE half (id text); SELECT no_such_fn()" },
+        { version: NEXT, name: "broken", sql: "CREATE TABLE half (id text); SELECT no_such_fn()" },
       ];
       await assert.rejects(migrate(db, broken));
       const tables = await db.query(
@@ -102,7 +105,7 @@ export function storeSuite(label: string, getBackend: () => Backend): void {
         [schema],
       );
       assert.deepEqual(tables, []);
-      assert.deepEqual(await migrate(db), [1]);
+      assert.deepEqual(await migrate(db), KNOWN);
     } finally {
       await db.close();
       await backend.drop(schema);

@@ -1,6 +1,7 @@
 /**
  * Test helper: a fingerprint of the console's state in one query (users, tokens, bindings, custom roles, session
- * ids, and the count of audit rows that are not `denied`), to check that a refused request changed nothing.
+ * ids, annotations, and the count of audit rows that are not `denied`), to check that a refused request changed
+ * nothing.
  */
 import type { SqlExecutor } from "../store/db.ts";
 
@@ -11,6 +12,7 @@ export interface StoreSnapshot {
   bindings: string;
   roles: string;
   sessions: string;
+  annotations: string;
   audit: number;
 }
 
@@ -23,6 +25,7 @@ const QUERY = `SELECT
   ${digest("role_bindings", "t::text")} AS bindings,
   ${digest("custom_roles", "t::text")} AS roles,
   ${digest("sessions", "t.id_hash || t.subject")} AS sessions,
+  ${digest("annotations", "t::text")} AS annotations,
   (SELECT count(*) FROM audit WHERE outcome <> 'denied') AS audit`;
 
 /** The fingerprint of the state `db` holds now. */
@@ -35,6 +38,7 @@ export async function snapshot(db: SqlExecutor): Promise<StoreSnapshot> {
     bindings: String(r.bindings),
     roles: String(r.roles),
     sessions: String(r.sessions),
+    annotations: String(r.annotations),
     audit: Number(r.audit),
   };
 }

@@ -43,6 +43,17 @@ async function storedToken(e: LocalEnv, revoked: boolean): Promise<string> {
   return id;
 }
 
+/** An annotation stored directly (no audit row), for the update and delete examples. */
+async function storedAnnotation(e: LocalEnv): Promise<string> {
+  const id = randomUUID();
+  await e.db.query(
+    `INSERT INTO annotations (id, at, end_at, text, scope, author, author_subject, created_at, updated_at)
+     VALUES ($1, $2, NULL, 'note', '', 'someone', 'local:someone', $2, $2)`,
+    [id, e.clock.t],
+  );
+  return id;
+}
+
 async function signedIn(e: LocalEnv, username: string, password: string): Promise<CookieClient> {
   const c = browser(e.server);
   assert.equal((await login(c, username, password)).status, 200);
@@ -87,6 +98,14 @@ export const EXAMPLES: Readonly<Record<string, ExampleMaker>> = {
   revokeToken: async (e) => ({ params: { id: await storedToken(e, false) } }),
   deleteToken: async (e) => ({ params: { id: await storedToken(e, true) } }),
   runFleetCheck: async () => ({ body: { source: "a", destination: "b" } }),
+  createAnnotation: async () => ({
+    body: { at: "2026-01-01T00:00:00Z", endAt: "2026-01-01T01:00:00Z", text: "maintenance", scope: "a->b" },
+  }),
+  updateAnnotation: async (e) => ({
+    params: { id: await storedAnnotation(e) },
+    body: { at: "2026-01-01T00:00:00Z", text: "edited note", scope: "" },
+  }),
+  deleteAnnotation: async (e) => ({ params: { id: await storedAnnotation(e) } }),
 };
 
 /** The contract's write routes. */
