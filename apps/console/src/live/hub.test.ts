@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import type { FeedEvent, WsServerMessage } from "@svc/contract";
-import { LiveHub, type LiveClient, WS_IDLE_RUN_TOPICS } from "./hub.ts";
+import { type LiveClient, LiveHub, WS_IDLE_RUN_TOPICS } from "./hub.ts";
 
 class FakeClient implements LiveClient {
   bufferedAmount = 0;
@@ -29,7 +29,9 @@ const ev = (id: string, type = "CheckObserved"): FeedEvent => ({
 });
 
 const seqs = (msgs: WsServerMessage[]) =>
-  msgs.map((m) => (m.type === "event" ? m.seq : m.type === "gap" ? `gap ${m.from}-${m.to} ${m.reason}` : m.type));
+  msgs.map((m) =>
+    m.type === "event" ? m.seq : m.type === "gap" ? `gap ${m.from}-${m.to} ${m.reason}` : m.type,
+  );
 
 test("a new socket gets the status; a subscription its topic's seq and this replica's id, then events +1", () => {
   const hub = new LiveHub({ replicaId: "r1" });
@@ -181,7 +183,7 @@ test("run topics: publish before anyone subscribes is replayable; idle run topic
 test("a publication goes through the bus when there is one", () => {
   const hub = new LiveHub({ replicaId: "r1" });
   const sent: string[] = [];
-  hub.useBus({ publish: (topic) => sent.push(topic) });
+  hub.useBus({ kind: "redis", publish: (topic) => sent.push(topic) });
   hub.publish("live", ev("a1"));
   assert.deepEqual(sent, ["live"]);
   assert.equal(hub.subscribers("live"), 0);

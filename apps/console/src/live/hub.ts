@@ -57,6 +57,7 @@ interface TopicState {
 
 /** Where `publish` goes: the bus delivers to this replica (deliver) and to every other one. */
 export interface LiveBusPort {
+  readonly kind: "redis" | "in-process";
   publish(topic: string, data: unknown): void;
 }
 
@@ -99,6 +100,11 @@ export class LiveHub implements FeedSink {
   /** Routes `publish` through `bus` (which calls deliver() here); without one, publish delivers here only. */
   useBus(bus: LiveBusPort | undefined): void {
     this.bus = bus;
+  }
+
+  /** Which bus carries publish() to the other replicas ("none" before the server started). */
+  get busKind(): "redis" | "in-process" | "none" {
+    return this.bus?.kind ?? "none";
   }
 
   /** Calls `fn(topic)` when a topic gets its first subscriber (the matrix pusher takes its baseline then). */
