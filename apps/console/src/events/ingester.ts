@@ -210,7 +210,9 @@ export class EventIngester {
     this.#connected = true;
     this.#log.info({ after: Object.fromEntries(this.#after) }, "controller event stream connected");
     this.#o.sink.fed(true, this.#clock.now());
-    this.#scheduleBaseline(0);
+    this.#baselineTimer?.cancel();
+    this.#baselineTimer = undefined;
+    void this.#takeBaseline();
   }
 
   #onBreak(reason: string): void {
