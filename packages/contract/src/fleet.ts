@@ -177,6 +177,12 @@ export const PairProtocolHealth = z
     lossRatio: z.number().optional(),
     rttP95Seconds: z.number().optional(),
     pmtu: PmtuBadge.optional(),
+    reason: z
+      .string()
+      .optional()
+      .describe(
+        "why the tier differs from what the 5-minute figures alone say (latest results all failed/succeeded)",
+      ),
     history: z.array(PairHistoryPoint),
   })
   .meta({ id: "PairProtocolHealth" });

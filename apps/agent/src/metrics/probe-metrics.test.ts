@@ -45,6 +45,18 @@ function filled(): ProbeMetrics {
 const seriesOf = (text: string, needle: string) =>
   text.split("\n").filter((l) => !l.startsWith("#") && l.includes(needle));
 
+test("a peer's first result creates both result series, the other at 0 (so the first failure is a rise)", async () => {
+  const m = new ProbeMetrics({ prefix: "svc", source: { nodeName: "node-a", zone: "z1" } });
+  const peer = { nodeName: "node-b", zone: "z2" };
+  m.recordTcp(peer, { ok: true, connectMs: 1, totalMs: 1 });
+  m.recordPmtu(peer, { reading: "blackhole", probeBytes: 1500, pmtuBytes: 1400 });
+  const text = await m.metrics();
+  assert.match(text, /^svc_tcp_results_total\{[^}]*result="success"\} 1$/m);
+  assert.match(text, /^svc_tcp_results_total\{[^}]*result="fail"\} 0$/m);
+  assert.match(text, /^svc_pmtu_results_total\{[^}]*result="fail"\} 1$/m);
+  assert.match(text, /^svc_pmtu_results_total\{[^}]*result="success"\} 0$/m);
+});
+
 test("families and labels follow reference/metrics.md", async () => {
   const text = await filled().metrics();
   const peer = 'source_node="node-a",destination_node="node-b",source_zone="z1",destination_zone="z2"';

@@ -203,8 +203,14 @@ export class ProbeMetrics {
     this.#count(c, "icmp", dest, f.icmpResults, r.ok);
   }
 
+  /**
+   * Counts one result. The first result of a peer also creates the other result's series at 0: Prometheus's
+   * increase() and irate() need a sample before a counter's first rise, so a fail series born at its first
+   * failure would hide that failure for a scrape (the console's tier reads the latest rise, tiers.ts).
+   */
   #count(c: PeerCache, plane: string, dest: string, family: CounterFamily, ok: boolean) {
     this.#handle(c, plane, dest, family, ok ? Variant.Success : Variant.Fail).inc();
+    this.#handle(c, plane, dest, family, ok ? Variant.Fail : Variant.Success);
   }
 
   /**
@@ -222,6 +228,7 @@ export class ProbeMetrics {
     if (r.reading === "failed") return;
     const ok = r.reading === "ok" || r.reading === "reduced";
     this.#tracked("pmtu", peer.nodeName, this.#f.pmtuResults, { ...l, result: result(ok) }).inc();
+    this.#tracked("pmtu", peer.nodeName, this.#f.pmtuResults, { ...l, result: result(!ok) }); // born at 0: see #count
   }
 
   /** Counts one reactive trace started toward peer (mtr_triggered_total). */

@@ -8,6 +8,8 @@ import { anyOf, presence, presenceCounts } from "./promql.ts";
 export interface PairFigures {
   failRatio?: number;
   lossRatio?: number;
+  /** the latest results (between the last two samples) were all failures / all successes; absent: mixed or none */
+  recent?: "fail" | "ok";
   rttP95Seconds?: number;
   pmtuBytes?: number;
   probeBytes?: number;

@@ -10,8 +10,28 @@
 import type { FleetProtocol } from "@svc/contract";
 import { apply, CHUNK, chunks, type FigureMap, measuredPairs, sampleKey } from "./figure-map.ts";
 import { fleetPmtu, scopedPmtu } from "./pmtu-figures.ts";
-import type { PrometheusClient } from "./prometheus-client.ts";
-import { anyOf, failRatio, familiesOf, loss, presence, rttP95, slowPairs } from "./promql.ts";
+import type { InstantSample, PrometheusClient } from "./prometheus-client.ts";
+import {
+  anyOf,
+  failingNow,
+  failRatio,
+  familiesOf,
+  loss,
+  presence,
+  recoveredNow,
+  rttP95,
+  slowPairs,
+} from "./promql.ts";
+
+/** Marks the pairs whose latest results all failed or all succeeded (tiers.ts). */
+function applyRecent(
+  map: FigureMap,
+  downNow: readonly InstantSample[],
+  upNow: readonly InstantSample[],
+): void {
+  apply(map, upNow, (f) => (f.recent = "ok"));
+  apply(map, downNow, (f) => (f.recent = "fail"));
+}
 
 /** Full values of `protocol` for the pairs `matcher` selects (e.g. `source_node="a"`). */
 export async function scopedFigures(
@@ -22,17 +42,20 @@ export async function scopedFigures(
 ): Promise<FigureMap> {
   const fam = familiesOf(prefix, protocol);
   if (protocol === "pmtu") return scopedPmtu(prom, fam, matcher);
-  const [present, fails, losses, rtts] = await Promise.all([
+  const [present, fails, losses, rtts, downNow, upNow] = await Promise.all([
     prom.query(presence(fam.results, matcher)),
     prom.query(failRatio(fam.results, matcher)),
     fam.loss ? prom.query(loss(fam.loss, matcher)) : [],
     fam.rtt ? prom.query(rttP95(fam.rtt, matcher)) : [],
+    prom.query(failingNow(fam.results, matcher)),
+    prom.query(recoveredNow(fam.results, matcher)),
   ]);
   const map: FigureMap = new Map();
   apply(map, present, (f) => (f.failRatio = 0), true);
   apply(map, fails, (f, v) => (f.failRatio = v));
   apply(map, losses, (f, v) => (f.lossRatio = v), true);
   apply(map, rtts, (f, v) => (f.rttP95Seconds = v));
+  applyRecent(map, downNow, upNow);
   return map;
 }
 
@@ -45,11 +68,13 @@ export async function fleetFigures(
 ): Promise<FigureMap> {
   const fam = familiesOf(prefix, protocol);
   if (protocol === "pmtu") return fleetPmtu(prom, fam, expected);
-  const [map, fails, losses, slow] = await Promise.all([
+  const [map, fails, losses, slow, downNow, upNow] = await Promise.all([
     measuredPairs(prom, fam.results, expected),
     prom.query(`(${failRatio(fam.results)}) > 0`),
     fam.loss ? prom.query(`${loss(fam.loss)} > 0`) : [],
     fam.rtt ? prom.query(slowPairs(fam.rtt)) : [],
+    prom.query(failingNow(fam.results)),
+    prom.query(recoveredNow(fam.results)),
   ]);
   for (const f of map.values()) {
     f.failRatio = 0;
@@ -57,6 +82,7 @@ export async function fleetFigures(
   }
   apply(map, fails, (f, v) => (f.failRatio = v), true);
   apply(map, losses, (f, v) => (f.lossRatio = v), true);
+  applyRecent(map, downNow, upNow);
   if (fam.rtt && slow.length > 0) {
     const slowKeys = new Set(slow.map(sampleKey));
     const sources = [...new Set(slow.map((s) => s.metric.source_node ?? ""))];

@@ -11,11 +11,13 @@ import type {
   PairProtocolHealth,
   PairWindow,
 } from "@svc/contract";
+import { pairKey } from "./figure-map.ts";
 import { scopedFigures } from "./figures.ts";
 import type { FleetView } from "./fleet-view.ts";
 import { cellOf } from "./matrix.ts";
 import type { PrometheusClient, RangeSeries } from "./prometheus-client.ts";
 import { eq, familiesOf, sel } from "./promql.ts";
+import { tierReason } from "./tiers.ts";
 
 /** Window lengths in seconds. */
 export const PAIR_WINDOWS: Readonly<Record<PairWindow, number>> = {
@@ -114,6 +116,11 @@ export async function buildPair(
       if (cell.lossRatio !== undefined) health.lossRatio = cell.lossRatio;
       if (cell.rttP95Seconds !== undefined) health.rttP95Seconds = cell.rttP95Seconds;
       if (cell.pmtu) health.pmtu = cell.pmtu;
+      const reason =
+        cell.tier === "unplanned" || cell.tier === "notrun"
+          ? undefined
+          : tierReason(p, figures.get(pairKey(source, destination)));
+      if (reason) health.reason = reason;
       return [p, health];
     }),
   );

@@ -74,6 +74,30 @@ export const failRatio = (results: string, m = "", window = "5m") =>
 export const failedWithin = (results: string, m: string, window: string) =>
   `sum by (${SD}) (increase(${sel(results, 'result="fail"', m)}[${window}])) > 0`;
 
+/** The window `irate` looks back over for the last two samples of a counter (a scrape interval is far shorter). */
+export const RECENT_RANGE = "1m";
+
+const recentRise = (results: string, result: "fail" | "success", m: string) =>
+  `(sum by (${SD}) (irate(${sel(results, `result="${result}"`, m)}[${RECENT_RANGE}])) > 0)`;
+
+/**
+ * Pairs whose latest results were all failures: between the last two samples the fail counter rose and the success
+ * counter did not (irate reads exactly those two samples and handles a counter reset); or, for a pair too new to
+ * have two samples, whose counters since its agent started hold failures only.
+ */
+export const failingNow = (results: string, m = "") =>
+  `(${recentRise(results, "fail", m)} unless on (${SD}) ${recentRise(results, "success", m)}) or ` +
+  `((sum by (${SD}) (${sel(results, 'result="fail"', m)}) > 0) unless on (${SD}) ` +
+  `(sum by (${SD}) (${sel(results, 'result="success"', m)}) > 0))`;
+
+/**
+ * Pairs that failed within 5m but whose latest results all succeeded (the cell leaves `failing` at once); only
+ * pairs with failures in the window, so the answer stays small.
+ */
+export const recoveredNow = (results: string, m = "") =>
+  `(${recentRise(results, "success", m)} unless on (${SD}) ${recentRise(results, "fail", m)}) and on (${SD}) ` +
+  `(sum by (${SD}) (increase(${sel(results, 'result="fail"', m)}[5m])) > 0)`;
+
 /** Latest loss ratio gauge. */
 export const loss = (family: string, m = "") => `max by (${SD}) (${sel(family, m)})`;
 

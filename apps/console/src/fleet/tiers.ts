@@ -1,7 +1,9 @@
 /**
  * Tier rules of the matrix (docs/decisions.md "Fleet tiers"):
- * - tcp/udp/icmp: failing when the 5m fail ratio or the packet loss is >= 0.5; degraded when either is > 0 or the
- *   RTT p95 is above 100 ms; healthy otherwise; nodata when nothing was measured.
+ * - tcp/udp/icmp: failing when the latest results all failed (the last two samples of the result counters), or
+ *   the packet loss is >= 0.5, or the 5m fail ratio is >= 0.5 unless the latest results all succeeded; degraded
+ *   when the fail ratio or the loss is > 0 or the RTT p95 is above 100 ms; healthy otherwise; nodata when nothing
+ *   was measured. An outage is red one scrape after it began, and a healed pair leaves red one scrape after.
  * - pmtu: badge from the latest reading. Black hole: nothing crossed on the latest run and the fail counter rose
  *   within 15m (the spec's "within 5m" case included); Recovering: crossed now, black hole within 15m; Reduced:
  *   crossed below the probed size; Full size: crossed at the probed size. Full size is healthy, Reduced and
@@ -25,10 +27,28 @@ export interface Verdict {
 export function verdictOf(protocol: FleetProtocol, f: PairFigures | undefined): Verdict {
   if (!f) return { tier: "nodata" };
   if (protocol === "pmtu") return pmtuVerdict(f);
-  const worst = Math.max(f.failRatio ?? 0, f.lossRatio ?? 0);
-  if (worst >= FAILING_RATIO) return { tier: "failing" };
-  if (worst > 0 || (f.rttP95Seconds ?? 0) > RTT_DEGRADED_SECONDS) return { tier: "degraded" };
+  const fail = f.failRatio ?? 0;
+  const lost = f.lossRatio ?? 0;
+  if (f.recent === "fail" || lost >= FAILING_RATIO) return { tier: "failing" };
+  if (fail >= FAILING_RATIO && f.recent !== "ok") return { tier: "failing" };
+  if (fail > 0 || lost > 0 || (f.rttP95Seconds ?? 0) > RTT_DEGRADED_SECONDS) return { tier: "degraded" };
   return { tier: "healthy" };
+}
+
+/**
+ * Why a tcp/udp/icmp pair has its tier when the 5-minute figures alone would say otherwise (the pair page shows
+ * it): failing on the latest results while the window is still mostly good, or out of failing while the window
+ * still holds failures.
+ */
+export function tierReason(protocol: FleetProtocol, f: PairFigures | undefined): string | undefined {
+  if (!f || protocol === "pmtu") return undefined;
+  const fail = f.failRatio ?? 0;
+  const pct = `${Math.round(fail * 100)}%`;
+  if (f.recent === "fail" && fail < FAILING_RATIO && (f.lossRatio ?? 0) < FAILING_RATIO)
+    return `The latest probe results all failed (5-minute fail ratio ${pct} so far).`;
+  if (f.recent === "ok" && fail >= FAILING_RATIO)
+    return `The latest probes succeeded; the last 5 minutes still hold failures (fail ratio ${pct}).`;
+  return undefined;
 }
 
 function pmtuVerdict(f: PairFigures): Verdict {

@@ -73,6 +73,16 @@ function HealthTable(p: { pair: FleetPair }) {
           })}
         </tbody>
       </table>
+      {PROTOCOLS.flatMap((proto) => {
+        const why = p.pair.protocols[proto]?.reason;
+        return why ? (
+          <p key={proto} className="muted small" data-testid={`tier-reason-${proto}`}>
+            {PROTOCOL_LABEL[proto]}: {why}
+          </p>
+        ) : (
+          []
+        );
+      })}
     </div>
   );
 }
