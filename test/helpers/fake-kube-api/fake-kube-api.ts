@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { type EventObject, FakeEvents } from "./event-route.ts";
 import { HANDLED, type Handled, json, notFound, readBody, sendStatus } from "./kube-http.ts";
 import { type KubeObject, kubeStatus, type WatchEvent } from "./kube-objects.ts";
 import { FakeLeases } from "./lease-route.ts";
@@ -9,6 +10,7 @@ import { FakePods } from "./pod-route.ts";
 const LEASES = /^\/apis\/coordination\.k8s\.io\/v1\/namespaces\/([^/]+)\/leases(?:\/([^/]+))?$/;
 const NODES = /^\/api\/v1\/nodes(?:\/([^/]+))?$/;
 const PODS = /^\/api\/v1\/namespaces\/([^/]+)\/pods$/;
+const EVENTS = /^\/api\/v1\/(?:namespaces\/([^/]+)\/)?events$/;
 
 interface NodeEvent {
   rv: number;
@@ -33,6 +35,8 @@ export interface FakeKubeApiCounters {
   /** creates refused 409 AlreadyExists and updates refused 409 Conflict */
   leaseConflicts: number;
   podLists: number;
+  eventLists: number;
+  eventWatches: number;
 }
 
 /**
@@ -50,7 +54,9 @@ export interface FakeKubeApiCounters {
  *   DELETE.
  * - `GET /api/v1/namespaces/{ns}/pods` lists Pods, with `fieldSelector` on metadata.name, spec.nodeName,
  *   status.podIP and status.phase (equality terms joined by commas). Read only; tests set pods with setPod.
- * - Every write (node or lease) bumps one global resourceVersion.
+ * - core/v1 Events (event-route.ts): list and watch, all namespaces or one; tests write them with addEvent /
+ *   updateEvent / deleteEvent.
+ * - Every write (node, lease or event) bumps one global resourceVersion.
  *
  * Tests drive the Node inventory with addNode / updateNode / setNodeReady / deleteNode, can compact history
  * (compact), hold new watch requests (pauseWatches / resumeWatches), drop open watches (closeWatches) and make
@@ -66,6 +72,8 @@ export class FakeKubeApi {
     leaseUpdates: 0,
     leaseConflicts: 0,
     podLists: 0,
+    eventLists: 0,
+    eventWatches: 0,
   };
   readonly #pods = new FakePods();
   readonly #server: Server;
@@ -77,6 +85,12 @@ export class FakeKubeApi {
     bump: () => {
       this.#rv++;
     },
+  });
+  readonly #events = new FakeEvents({
+    counters: this.counters,
+    stamp: (obj, old) => this.#stamp(obj, old) as EventObject,
+    version: () => this.#rv,
+    bump: () => ++this.#rv,
   });
   readonly #history: NodeEvent[] = [];
   readonly #watches = new Set<OpenWatch>();
@@ -163,6 +177,21 @@ export class FakeKubeApi {
     this.#emit("DELETED", gone);
   }
 
+  /** Creates a core/v1 Event (see eventObject); resolves with the stored copy. */
+  addEvent(ev: EventObject): EventObject {
+    return this.#events.add(ev);
+  }
+
+  /** Replaces an Event with `mutate(copy)` (a MODIFIED event). */
+  updateEvent(namespace: string, name: string, mutate: (e: EventObject) => void): EventObject {
+    return this.#events.update(namespace, name, mutate);
+  }
+
+  /** Deletes an Event (as the API server does when its TTL passes). */
+  deleteEvent(namespace: string, name: string): void {
+    this.#events.delete(namespace, name);
+  }
+
   /** Creates or replaces a Pod (see podObject). */
   setPod(pod: KubeObject): void {
     this.#pods.set(pod);
@@ -187,6 +216,7 @@ export class FakeKubeApi {
   compact(): void {
     this.#compactedRv = this.#rv;
     this.#history.length = 0;
+    this.#events.compact();
   }
 
   /** Holds new node watch requests unanswered until resumeWatches(). */
@@ -203,6 +233,7 @@ export class FakeKubeApi {
   /** Ends every open watch stream (clients see a normal end of stream). */
   closeWatches(): void {
     for (const w of this.#watches) this.#endWatch(w);
+    this.#events.closeWatches();
   }
 
   /** While true, every request answers 503 ServiceUnavailable and open watches are ended. */
@@ -256,6 +287,15 @@ export class FakeKubeApi {
       this.counters.podLists++;
       const ns = decodeURIComponent(pods[1]);
       return this.#pods.list(ns, url.searchParams.get("fieldSelector") ?? "", this.#rv, res);
+    }
+    const events = EVENTS.exec(url.pathname);
+    if (events) {
+      if (req.method !== "GET") return sendStatus(res, kubeStatus(405, "MethodNotAllowed", "read only"));
+      return this.#events.route(
+        events[1] === undefined ? undefined : decodeURIComponent(events[1]),
+        url,
+        res,
+      );
     }
     const leases = LEASES.exec(url.pathname);
     if (leases?.[1] !== undefined)

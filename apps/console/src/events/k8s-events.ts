@@ -119,6 +119,8 @@ export interface K8sWatcherStatus {
   watches: number;
   captured: number;
   synced: boolean;
+  /** a watch stream is open */
+  watching: boolean;
 }
 
 /** Watches the cluster's Events and keeps what it saw. */
@@ -138,7 +140,13 @@ export class K8sEventWatcher {
   #retryTimer: { cancel(): void } | undefined;
   #relistTimer: { cancel(): void } | undefined;
   #writes: Promise<void> = Promise.resolve();
-  readonly #status: K8sWatcherStatus = { lists: 0, watches: 0, captured: 0, synced: false };
+  readonly #status: K8sWatcherStatus = {
+    lists: 0,
+    watches: 0,
+    captured: 0,
+    synced: false,
+    watching: false,
+  };
 
   constructor(opts: K8sEventWatcherOptions) {
     this.#o = opts;
@@ -203,6 +211,7 @@ export class K8sEventWatcher {
 
   #restart(delayMs: number): void {
     this.#gen++;
+    this.#status.watching = false;
     this.#abort?.abort();
     this.#abort = undefined;
     this.#retryTimer?.cancel();
@@ -264,6 +273,7 @@ export class K8sEventWatcher {
     const startedAt = this.#clock.now();
     const done = (err: unknown): void => {
       if (gen !== this.#gen || !this.#running) return;
+      this.#status.watching = false;
       if (statusCode(err) === 410) {
         this.#rv = "";
         this.#restart(0);
@@ -292,8 +302,10 @@ export class K8sEventWatcher {
         onEvent,
         done,
       );
-      if (gen === this.#gen && this.#running) this.#abort = abort;
-      else abort.abort();
+      if (gen === this.#gen && this.#running) {
+        this.#abort = abort;
+        this.#status.watching = true;
+      } else abort.abort();
     } catch (err) {
       if (gen === this.#gen && this.#running) this.#retryLater(err, "watch");
     }
