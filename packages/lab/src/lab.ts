@@ -142,7 +142,8 @@ export class Lab {
       httpPort: cHttp,
       metricsPort: cMetrics,
       grpcPort: cGrpc,
-      controller: { leaderElection: false },
+      // domain events on: the console's feed, history and Time Machine are fed by this stream
+      controller: { leaderElection: false, events: { enabled: true } },
     });
     const controllerFile = join(this.dir, "controller.yaml");
     writeFileSync(controllerFile, stringify(controllerConfig));
@@ -243,12 +244,15 @@ export class Lab {
     } else {
       this.log("prometheus: not started (binary not found)");
     }
-    if (this.opts.console ?? true) await this.startConsole(cHttp!);
+    if (this.opts.console ?? true) await this.startConsole(cHttp!, cGrpc!);
     writeState(this.state());
   }
 
-  /** The console on PGlite under the lab directory, with a bootstrap admin whose password is new each lab. */
-  private async startConsole(controllerHttpPort: number): Promise<void> {
+  /**
+   * The console on PGlite under the lab directory, with a bootstrap admin whose password is new each lab, fed by the
+   * controller's event stream (gRPC on loopback: the controller listens on every address).
+   */
+  private async startConsole(controllerHttpPort: number, controllerGrpcPort: number): Promise<void> {
     const [httpPort, metricsPort] = await freePorts(2);
     this.checkStopped();
     const password = randomBytes(12).toString("base64url");
@@ -257,7 +261,10 @@ export class Lab {
     const cfg: Record<string, unknown> = {
       httpPort,
       metricsPort,
-      controller: { url: `http://127.0.0.1:${controllerHttpPort}` },
+      controller: {
+        url: `http://127.0.0.1:${controllerHttpPort}`,
+        grpcAddress: `127.0.0.1:${controllerGrpcPort}`,
+      },
       auth: { mode: "local", local: { bootstrapAdmin: "admin", bootstrapPasswordFile: passwordFile } },
       database: { url: `pglite:${join(this.dir, "console-db")}` },
     };
