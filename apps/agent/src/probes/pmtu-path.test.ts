@@ -62,7 +62,7 @@ test(
 );
 
 test(
-  "frag-needed dropped at R1 reads blackhole while the small datagram crosses; heal reads reduced/ok again",
+  "frag-needed dropped at R1 reads blackhole at the largest size that crosses (the link MTU); heal reads reduced/ok again",
   opts,
   async () => {
     try {
@@ -72,7 +72,9 @@ test(
         assert.equal(r?.reading, "blackhole", `IPv${family}: ${JSON.stringify(r)}`);
         assert.equal(r?.ok, false);
         assert.equal(r?.probeBytes, 1500);
-        assert.equal(r?.pmtuBytes, family === 4 ? 576 : 1280, "the small datagram crossed");
+        // the search found the largest size that crosses: the R1-B link's MTU, what tracepath reads when healed
+        assert.equal(r?.pmtuBytes, 1400, "the largest size that crosses");
+        assert.match(r?.error ?? "", /1400 bytes is the largest size that crosses/);
       }
       await lab.heal(); // frag-needed flows again, link still at 1400; no cache flush (the agent cannot either)
       for (const family of families) {

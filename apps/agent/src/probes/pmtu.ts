@@ -23,8 +23,9 @@ export type PmtuReading = "ok" | "reduced" | "blackhole" | "failed";
 /**
  * Outcome of one pmtu probe. Every size is an IP packet size (IP header + UDP header + payload), the unit of an
  * interface MTU and of `tracepath -n`'s `pmtu N`. probeBytes: the full size probed. pmtuBytes: the largest size
- * seen to cross (full size for ok, the verified path MTU for reduced, the small datagram's size for a black
- * hole; absent for failed). ok: reading is ok or reduced.
+ * seen to cross (full size for ok, the verified path MTU for reduced, for a black hole the largest size found
+ * to cross by searching between the small datagram and the full size; absent for failed). ok: reading is ok or
+ * reduced.
  */
 export interface PmtuResult {
   reading: PmtuReading;
@@ -39,6 +40,8 @@ const EMSGSIZE = 90;
 /** magic u32, run id u32, packet size u32 */
 const HEADER = 12;
 const MAX_STEPS = 8;
+/** Steps of the black-hole search: 1-byte precision from 576 up to 65535 takes at most 17. */
+const SEARCH_STEPS = 17;
 const errnoName = (n: number): string =>
   Object.entries(constants.errno).find(([, v]) => v === n)?.[0] ?? `errno ${n}`;
 
@@ -133,7 +136,9 @@ function failed(probeBytes: number, error: string): PmtuResult {
  * Sends a small datagram (576 bytes IPv4, 1280 IPv6, at most the full size) and a full-size one. When an ICMP
  * frag-needed / packet-too-big (or a local EMSGSIZE) announces a smaller MTU, a datagram of exactly that size is
  * sent to verify it (with the small one again when its echo may have gone unread); repeated for further
- * bottlenecks (at most 8 steps). Each step waits at most timeoutMs.
+ * bottlenecks (at most 8 steps). In a black hole (the full size vanishes with no usable ICMP error while the small
+ * one crosses) a binary search finds the largest size that crosses (at most 17 more steps: a failing step costs
+ * timeoutMs, a crossing one a round trip). Each step waits at most timeoutMs.
  * Never rejects.
  */
 export async function probePmtu(target: PmtuProbeTarget): Promise<PmtuResult> {
@@ -199,9 +204,19 @@ export async function probePmtu(target: PmtuProbeTarget): Promise<PmtuResult> {
   if (crossed.has(small) && small < full) {
     const what =
       unverified === undefined ? "no echo, no ICMP error" : `announced MTU ${unverified} did not cross`;
+    // Packetization-layer search (as RFC 8899 does): the largest size that still crosses, between the small
+    // size (crossed) and the smallest size seen to vanish; one datagram per step, each given timeoutMs.
+    let lo = small;
+    let hi = unverified !== undefined && unverified > small ? unverified : full;
+    for (let i = 0; i < SEARCH_STEPS && hi - lo > 1; i++) {
+      const mid = Math.floor((lo + hi) / 2);
+      await step([mid], mid);
+      if (crossed.has(mid)) lo = mid;
+      else hi = mid;
+    }
     return {
-      ...reading("blackhole", small),
-      error: `${full}-byte datagram vanished while ${small} bytes crossed (${what})`,
+      ...reading("blackhole", lo),
+      error: `${full}-byte datagram vanished while ${small} bytes crossed (${what}); ${lo} bytes is the largest size that crosses`,
     };
   }
   return failed(

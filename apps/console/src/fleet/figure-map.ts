@@ -13,9 +13,10 @@ export interface PairFigures {
   rttP95Seconds?: number;
   pmtuBytes?: number;
   probeBytes?: number;
-  /** the pmtu fail counter increased within 5m / 15m */
-  pmtuFail5m?: boolean;
+  /** the pmtu fail counter (black hole) rose within 15m */
   pmtuFail15m?: boolean;
+  /** the latest pmtu verdict was a black hole (the fail counter rose last) */
+  pmtuLatestFail?: boolean;
 }
 
 /** Measured pairs by pairKey. */

@@ -121,7 +121,7 @@ test("pmtu matrix: Full size, Reduced, Black hole, Recovering, not run", opts, a
     source: "b",
     destination: "a",
     tier: "failing",
-    pmtu: { badge: "Black hole", probeBytes: 1500 },
+    pmtu: { badge: "Black hole", bytes: 1400, probeBytes: 1500 },
   });
   assert.equal(cell(m, "c", "b")?.pmtu?.badge, "Recovering");
   assert.deepEqual(cell(m, "d", "a"), { source: "d", destination: "a", tier: "notrun" });

@@ -1,10 +1,52 @@
 /**
  * Path MTU figures (spec §2.8): pmtu_probe_bytes (size probed, set every run), pmtu_bytes (size that crossed;
  * removed when nothing crossed), pmtu_results_total (fail = black hole). Presence is the probe_bytes series.
+ * The verdict of the latest run is the result counter that rose last: a pair whose fail counter rose within 15m
+ * and whose success counter did not is in a black hole now; for the few pairs where both rose, the times of their
+ * last rises decide (a tie counts as a black hole).
  */
-import { apply, type FigureMap, measuredPairs, pairKey } from "./figure-map.ts";
-import type { PrometheusClient } from "./prometheus-client.ts";
-import { type Families, failedWithin, latest, presence, SD } from "./promql.ts";
+import { apply, CHUNK, chunks, type FigureMap, measuredPairs, pairKey, sampleKey } from "./figure-map.ts";
+import type { InstantSample, PrometheusClient } from "./prometheus-client.ts";
+import { anyOf, type Families, failedWithin, lastRise, latest, presence, roseWithin, SD } from "./promql.ts";
+
+/** Marks pmtuFail15m and pmtuLatestFail on the pairs `matcher` selects ("" = all, then read per source chunk). */
+async function latestVerdicts(
+  prom: PrometheusClient,
+  fam: Families,
+  map: FigureMap,
+  matcher: string,
+): Promise<void> {
+  const [f15, both] = await Promise.all([
+    prom.query(failedWithin(fam.results, matcher, "15m")),
+    prom.query(
+      `(${roseWithin(fam.results, "success", matcher, "15m")}) and on (${SD}) (${failedWithin(fam.results, matcher, "15m")})`,
+    ),
+  ]);
+  apply(map, f15, (f) => {
+    f.pmtuFail15m = true;
+    f.pmtuLatestFail = true;
+  });
+  if (both.length === 0) return;
+  const mixed = new Set(both.map(sampleKey));
+  const matchers =
+    matcher !== ""
+      ? [matcher]
+      : chunks([...new Set(both.map((s) => s.metric.source_node ?? ""))], CHUNK).map((c) =>
+          anyOf("source_node", c),
+        );
+  const read = async (result: "fail" | "success"): Promise<Map<string, number>> => {
+    const parts: InstantSample[][] = await Promise.all(
+      matchers.map((m) => prom.query(lastRise(fam.results, result, m))),
+    );
+    return new Map(parts.flat().map((s) => [sampleKey(s), s.value]));
+  };
+  const [lastFail, lastOk] = await Promise.all([read("fail"), read("success")]);
+  for (const k of mixed) {
+    const f = map.get(k);
+    if (!f) continue;
+    f.pmtuLatestFail = (lastFail.get(k) ?? 0) >= (lastOk.get(k) ?? 0);
+  }
+}
 
 function names(fam: Families): { bytes: string; probe: string } {
   return { bytes: fam.pmtuBytes ?? "", probe: fam.probeBytes ?? "" };
@@ -13,19 +55,16 @@ function names(fam: Families): { bytes: string; probe: string } {
 /** Full PMTU values for the pairs `matcher` selects. */
 export async function scopedPmtu(prom: PrometheusClient, fam: Families, matcher: string): Promise<FigureMap> {
   const { bytes, probe } = names(fam);
-  const [present, b, p, f5, f15] = await Promise.all([
+  const [present, b, p] = await Promise.all([
     prom.query(presence(probe, matcher)),
     prom.query(latest(bytes, matcher)),
     prom.query(latest(probe, matcher)),
-    prom.query(failedWithin(fam.results, matcher, "5m")),
-    prom.query(failedWithin(fam.results, matcher, "15m")),
   ]);
   const map: FigureMap = new Map();
   apply(map, present, () => {}, true);
   apply(map, b, (f, v) => (f.pmtuBytes = v), true);
   apply(map, p, (f, v) => (f.probeBytes = v), true);
-  apply(map, f5, (f) => (f.pmtuFail5m = true));
-  apply(map, f15, (f) => (f.pmtuFail15m = true));
+  await latestVerdicts(prom, fam, map, matcher);
   return map;
 }
 
@@ -40,13 +79,11 @@ export async function fleetPmtu(
   expected: ReadonlyMap<string, readonly string[]>,
 ): Promise<FigureMap> {
   const { bytes, probe } = names(fam);
-  const [map, reducedBytes, reducedProbe, nothingCrossed, f5, f15, maxProbe, minProbe] = await Promise.all([
+  const [map, reducedBytes, reducedProbe, nothingCrossed, maxProbe, minProbe] = await Promise.all([
     measuredPairs(prom, probe, expected),
     prom.query(`${latest(bytes)} < ${latest(probe)}`),
     prom.query(`${latest(probe)} > ${latest(bytes)}`),
     prom.query(`group by (${SD}) (${probe}) unless group by (${SD}) (${bytes})`),
-    prom.query(failedWithin(fam.results, "", "5m")),
-    prom.query(failedWithin(fam.results, "", "15m")),
     prom.query(`max by (source_node) (${probe})`),
     prom.query(`min by (source_node) (${probe})`),
   ]);
@@ -70,7 +107,6 @@ export async function fleetPmtu(
   apply(map, reducedBytes, (f, v) => (f.pmtuBytes = v), true);
   apply(map, reducedProbe, (f, v) => (f.probeBytes = v), true);
   apply(map, nothingCrossed, (f) => delete f.pmtuBytes, true);
-  apply(map, f5, (f) => (f.pmtuFail5m = true));
-  apply(map, f15, (f) => (f.pmtuFail15m = true));
+  await latestVerdicts(prom, fam, map, "");
   return map;
 }

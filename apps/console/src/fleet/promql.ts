@@ -98,6 +98,18 @@ export const recoveredNow = (results: string, m = "") =>
   `(${recentRise(results, "success", m)} unless on (${SD}) ${recentRise(results, "fail", m)}) and on (${SD}) ` +
   `(sum by (${SD}) (increase(${sel(results, 'result="fail"', m)}[5m])) > 0)`;
 
+/** Pairs whose `result` counter rose within `window` (value: the increase). */
+export const roseWithin = (results: string, result: "fail" | "success", m: string, window: string) =>
+  `sum by (${SD}) (increase(${sel(results, `result="${result}"`, m)}[${window}])) > 0`;
+
+/**
+ * When each pair's `result` counter last rose within 15m (epoch seconds, to the second): `idelta` is positive
+ * from the sample that rose until the next sample, and the subquery looks at every second. Used only for the few
+ * pairs whose counters both rose in the window, to tell which verdict came last.
+ */
+export const lastRise = (results: string, result: "fail" | "success", m: string) =>
+  `max_over_time((timestamp(sum by (${SD}) (idelta(${sel(results, `result="${result}"`, m)}[1m])) > 0))[15m:1s])`;
+
 /** Latest loss ratio gauge. */
 export const loss = (family: string, m = "") => `max by (${SD}) (${sel(family, m)})`;
 

@@ -158,6 +158,70 @@ const rows: Row[] = [
   },
 ];
 
+/** A pmtu history: one run every 30 s (every 6th scrape), the verdict of each run, oldest first; last run at AT. */
+interface PmtuRow {
+  name: string;
+  runs: ("ok" | "reduced" | "blackhole")[];
+  want: string;
+  bytes?: number;
+}
+
+const pmtuRows: PmtuRow[] = [
+  { name: "pmtu-full", runs: Array(30).fill("ok"), want: "Full size", bytes: 1500 },
+  { name: "pmtu-reduced", runs: Array(30).fill("reduced"), want: "Reduced", bytes: 1400 },
+  {
+    name: "pmtu-hole-now",
+    runs: [...Array(29).fill("ok"), "blackhole"],
+    want: "Black hole",
+    bytes: 1400,
+  },
+  { name: "pmtu-hole-long", runs: Array(30).fill("blackhole"), want: "Black hole", bytes: 1400 },
+  {
+    name: "pmtu-recovering",
+    runs: [...Array(20).fill("ok"), ...Array(8).fill("blackhole"), "ok", "ok"],
+    want: "Recovering",
+    bytes: 1500,
+  },
+  {
+    name: "pmtu-hole-long-ago",
+    runs: [...Array(3).fill("blackhole"), ...Array(37).fill("ok")], // the last hole 18.5 min ago
+    want: "Full size",
+    bytes: 1500,
+  },
+];
+
+function pmtuSeriesOf(r: PmtuRow): BackfillSeries[] {
+  const labels = { source_node: r.name, destination_node: "x", source_zone: "z", destination_zone: "z" };
+  const ok: [number, number][] = [];
+  const fail: [number, number][] = [];
+  const bytes: [number, number][] = [];
+  const probe: [number, number][] = [];
+  let c = { ok: 0, fail: 0 };
+  const scrapes = r.runs.length * 6;
+  for (let i = 0; i < scrapes; i++) {
+    const t = AT - (scrapes - 1 - i) * S;
+    const run = i % 6 === 5 ? r.runs[(i - 5) / 6] : undefined; // the run just before this scrape
+    let size = bytes.at(-1)?.[1] ?? 1500;
+    if (run === "blackhole") {
+      c = { ...c, fail: c.fail + 1 };
+      size = 1400;
+    } else if (run) {
+      c = { ...c, ok: c.ok + 1 };
+      size = run === "reduced" ? 1400 : 1500;
+    }
+    ok.push([t, c.ok]);
+    fail.push([t, c.fail]);
+    bytes.push([t, size]);
+    probe.push([t, 1500]);
+  }
+  return [
+    { name: "svc_pmtu_results_total", labels: { ...labels, result: "success" }, samples: ok },
+    { name: "svc_pmtu_results_total", labels: { ...labels, result: "fail" }, samples: fail },
+    { name: "svc_pmtu_bytes", labels, samples: bytes },
+    { name: "svc_pmtu_probe_bytes", labels, samples: probe },
+  ];
+}
+
 function seriesOf(r: Row): BackfillSeries[] {
   const labels = (extra: Record<string, string> = {}) => ({
     source_node: r.name,
@@ -193,7 +257,10 @@ describe("tier rules over real Prometheus data", opts, () => {
   let client: PrometheusClient;
   before(async () => {
     assert.ok(START < AT);
-    prom = await startBackfilledPrometheus(PROM, PROMTOOL, rows.flatMap(seriesOf));
+    prom = await startBackfilledPrometheus(PROM, PROMTOOL, [
+      ...rows.flatMap(seriesOf),
+      ...pmtuRows.flatMap(pmtuSeriesOf),
+    ]);
     client = new PrometheusClient({
       url: prom.url,
       queryTimeoutMs: 10_000,
@@ -213,5 +280,15 @@ describe("tier rules over real Prometheus data", opts, () => {
       const fleet = await fleetFigures(client, "svc", r.protocol, new Map([[r.name, ["x"]]]));
       const g = fleet.get(pairKey(r.name, "x"));
       assert.equal(verdictOf(r.protocol, g).tier, r.want, `fleet read: ${JSON.stringify(g)}`);
+    });
+
+  for (const r of pmtuRows)
+    test(`pmtu ${r.name}: ${r.want}`, async () => {
+      const scoped = await scopedFigures(client, "svc", "pmtu", eq("source_node", r.name));
+      const v = verdictOf("pmtu", scoped.get(pairKey(r.name, "x")));
+      assert.equal(v.pmtu?.badge, r.want, JSON.stringify(scoped.get(pairKey(r.name, "x"))));
+      assert.equal(v.pmtu?.bytes, r.bytes);
+      const fleet = await fleetFigures(client, "svc", "pmtu", new Map([[r.name, ["x"]]]));
+      assert.equal(verdictOf("pmtu", fleet.get(pairKey(r.name, "x"))).pmtu?.badge, r.want, "fleet read");
     });
 });

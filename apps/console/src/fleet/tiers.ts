@@ -4,11 +4,11 @@
  *   the packet loss is >= 0.5, or the 5m fail ratio is >= 0.5 unless the latest results all succeeded; degraded
  *   when the fail ratio or the loss is > 0 or the RTT p95 is above 100 ms; healthy otherwise; nodata when nothing
  *   was measured. An outage is red one scrape after it began, and a healed pair leaves red one scrape after.
- * - pmtu: badge from the latest reading. Black hole: nothing crossed on the latest run and the fail counter rose
- *   within 15m (the spec's "within 5m" case included); Recovering: crossed now, black hole within 15m; Reduced:
- *   crossed below the probed size; Full size: crossed at the probed size. Full size is healthy, Reduced and
- *   Recovering degraded, Black hole failing; a run where not even the small datagram crossed is no PMTU verdict
- *   (nodata; the udp matrix shows it).
+ * - pmtu: badge from the agent's verdict of the latest run (pmtu-figures.ts). Black hole: the latest verdict
+ *   was a black hole (its bytes: the largest size that crosses); Recovering: the latest was not, a black hole was
+ *   within 15m; Reduced: crossed below the probed size; Full size: crossed at the probed size. Full size is
+ *   healthy, Reduced and Recovering degraded, Black hole failing; a run where not even the small datagram crossed
+ *   is no PMTU verdict (nodata; the udp matrix shows it).
  */
 import type { FleetProtocol, FleetTier, PmtuBadge } from "@svc/contract";
 import type { PairFigures } from "./figure-map.ts";
@@ -57,10 +57,11 @@ function pmtuVerdict(f: PairFigures): Verdict {
     if (f.probeBytes !== undefined) b.probeBytes = f.probeBytes;
     return b;
   };
-  const recentBlackHole = f.pmtuFail5m === true || f.pmtuFail15m === true;
-  if (f.pmtuBytes === undefined)
-    return recentBlackHole ? { tier: "failing", pmtu: sizes({ badge: "Black hole" }) } : { tier: "nodata" };
-  if (recentBlackHole) return { tier: "degraded", pmtu: sizes({ badge: "Recovering" }) };
+  // the agent's verdict of the latest run decides (spec §2.8: fail = black hole); `bytes` then names the largest
+  // size that crosses. Without bytes and without a black hole nothing crossed at all: no PMTU verdict.
+  if (f.pmtuLatestFail === true) return { tier: "failing", pmtu: sizes({ badge: "Black hole" }) };
+  if (f.pmtuBytes === undefined) return { tier: "nodata" };
+  if (f.pmtuFail15m === true) return { tier: "degraded", pmtu: sizes({ badge: "Recovering" }) };
   if (f.probeBytes !== undefined && f.pmtuBytes < f.probeBytes)
     return { tier: "degraded", pmtu: sizes({ badge: "Reduced" }) };
   return { tier: "healthy", pmtu: sizes({ badge: "Full size" }) };

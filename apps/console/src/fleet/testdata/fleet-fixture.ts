@@ -3,7 +3,7 @@
  * plane:pmtu), a fake exporter serving svc_* series with known values, and the real prometheus binary scraping it
  * every second. Plan: a->b,c  b->a,d  c->b,d  d->a,c (unplanned: a->d, b->c, c->a, d->b).
  * Known values: tcp a->b fails every probe; tcp d->a has no series (no data); udp b->d loses 20%; icmp c->d
- * answers in 200 ms; pmtu a->c reduced (1400 of 1500), b->a black hole, c->b recovering; mtr a->b two hops.
+ * answers in 200 ms; pmtu a->c reduced (1400 of 1500), b->a black hole (1400 crosses), c->b recovering; mtr a->b two hops.
  * The exporter also serves tcp a->d (unplanned: the plan wins).
  */
 import { mkdtempSync, rmSync } from "node:fs";
@@ -43,7 +43,10 @@ export function fixtureMetrics(n: number): string {
     if (s === "d") continue;
     out.push(`svc_pmtu_probe_bytes{${l}} 1500`);
     if (s === "b" && d === "a") {
+      // a black hole as the agent reports it: fail rises, bytes = the largest size the search found to cross
+      out.push(`svc_pmtu_bytes{${l}} 1400`);
       out.push(`svc_pmtu_results_total{${l},result="fail"} ${n}`);
+      out.push(`svc_pmtu_results_total{${l},result="success"} 0`);
       continue;
     }
     out.push(`svc_pmtu_bytes{${l}} ${s === "a" && d === "c" ? 1400 : 1500}`);
