@@ -13,10 +13,14 @@ export function table(header: readonly string[], rows: readonly (readonly (strin
   return [line(header), line(header.map(() => "---")), ...rows.map(line)].join("\n");
 }
 
-/** Prints a result section and appends it to docs/benchmarks.md with the date and machine. */
+/**
+ * Prints a result section and appends it to docs/benchmarks.md with the date and machine (not with
+ * SVC_BENCH_NO_RECORD=1: a trial run).
+ */
 export function record(title: string, body: string): void {
   const section = `\n## ${title} — ${new Date().toISOString().slice(0, 16).replace("T", " ")} UTC\n\nMachine: ${machine()}\n\n${body}\n`;
   console.log(section);
+  if (process.env.SVC_BENCH_NO_RECORD === "1") return;
   const file = new URL("../../docs/benchmarks.md", import.meta.url);
   if (!existsSync(file) || readFileSync(file, "utf8").length === 0) {
     appendFileSync(file, "# Benchmark results\n\nAppended by `npm run bench -- <name>`; newest last.\n");
