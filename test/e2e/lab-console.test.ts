@@ -65,4 +65,38 @@ describe("lab on loopback with the console", skipUnless(), () => {
     };
     assert.ok(JSON.stringify(me).includes("admin"), `signed in as admin: ${JSON.stringify(me)}`);
   });
+
+  test("the console is fed by the controller's event stream: an agent leaving is a stored TopologyChanged row", async () => {
+    assert.ok(lab.consoleUrl && lab.consoleAdmin, "console started");
+    const login = await fetch(`${lab.consoleUrl}/api/v1/auth/login`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(lab.consoleAdmin),
+    });
+    assert.equal(login.status, 200);
+    const cookie = login.headers
+      .getSetCookie()
+      .map((c) => c.split(";")[0])
+      .join("; ");
+    const history = async (): Promise<{ scope: string; summary: string }[]> => {
+      const res = await fetch(`${lab.consoleUrl}/api/v1/events?type=TopologyChanged&limit=200`, {
+        headers: { cookie },
+      });
+      assert.equal(res.status, 200);
+      return ((await res.json()) as { events: { scope: string; summary: string }[] }).events;
+    };
+    // the agents registered before the console subscribed: the console holds what happens from then on, and its
+    // baseline; an agent stopping now is listed within one agent TTL (30 s)
+    lab.node("node-2").process.child.kill("SIGTERM");
+    await eventually(
+      "node-2 leaving in the console's history",
+      async () =>
+        (await history()).some(
+          (e) => e.scope === "node-2" && e.summary.startsWith("Topology changed: agent-left"),
+        )
+          ? true
+          : undefined,
+      40_000,
+    );
+  });
 });
