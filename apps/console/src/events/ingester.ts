@@ -50,8 +50,9 @@ export const wallClock: Scheduler = {
 
 export const BASELINE_EVERY_MS = 3_600_000;
 export const BASELINE_RETRY_MS = 60_000;
-/** Received events waiting to be stored at most; beyond it new ones are dropped and reported missed. */
+/** Received events waiting to be stored at most, and their payload bytes; beyond either new ones are dropped (missed). */
 export const MAX_PENDING = 10_000;
+export const MAX_PENDING_BYTES = 32 * 1024 * 1024;
 export const PAYLOAD_MAX_BYTES = 64 * 1024;
 /** Topics whose resume cursor is kept at most (the controller has four). */
 const MAX_TOPICS = 64;
@@ -144,6 +145,7 @@ export class EventIngester {
   readonly #after = new Map<string, number>();
   #queue: Promise<void> = Promise.resolve();
   #pending = 0;
+  #pendingBytes = 0;
   #connected = false;
   #received = 0;
   #storeFailures = 0;
@@ -261,13 +263,15 @@ export class EventIngester {
     if (this.#after.has(topic) || this.#after.size < MAX_TOPICS) this.#after.set(topic, Number(e.seq));
     const missed = Number(e.missed);
     if (missed > 0) this.#o.sink.missed(missed);
-    if (this.#pending >= MAX_PENDING) {
+    const bytes = e.payload_json.length;
+    if (this.#pending >= MAX_PENDING || this.#pendingBytes + bytes > MAX_PENDING_BYTES) {
       this.#log.warn({ topic, seq: Number(e.seq) }, "event store backlog full: event dropped");
       this.#o.sink.missed(1);
       return;
     }
     const row = toNewEvent(e, this.#clock.now());
     this.#pending++;
+    this.#pendingBytes += bytes;
     this.#queue = this.#queue.then(async () => {
       try {
         this.#o.sink.event(await this.#stored(row));
@@ -275,6 +279,7 @@ export class EventIngester {
         this.#log.error({ err: String(err) }, "event not handed on");
       } finally {
         this.#pending--;
+        this.#pendingBytes -= bytes;
       }
     });
   }
