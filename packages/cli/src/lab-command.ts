@@ -14,6 +14,7 @@ import {
   readState,
   removeState,
 } from "@svc/lab";
+import { recordingRulesYaml } from "@svc/console/recording-rules";
 import { type Args, allowFlags, stringFlag, UsageError } from "./args.ts";
 import { onStopRequest } from "./stop-request.ts";
 
@@ -84,6 +85,8 @@ async function runLab(args: Args): Promise<number> {
     agents,
     netns,
     prometheus: args.flags.has("no-prometheus") ? false : undefined,
+    // the console's recording rules: matrix refreshes read their series (scrape 5 s: the "now" group every 5 s)
+    prometheusRules: [{ name: "svc-recording-rules.yml", yaml: recordingRulesYaml("svc", 5, 15) }],
     console: !args.flags.has("no-console"),
     dir: stringFlag(args, "dir"),
     config,

@@ -23,6 +23,8 @@ export interface LabOptions {
   prometheus?: string | false;
   /** Prometheus scrape interval (default 5 s) */
   scrapeIntervalSeconds?: number;
+  /** rule files Prometheus loads (e.g. the console's recording rules: `svc lab` passes them) */
+  prometheusRules?: readonly { name: string; yaml: string }[];
   /** working directory for configs, logs and Prometheus data (default: a new temp dir) */
   dir?: string;
   /** zones assigned round-robin to the agents (default zone-a, zone-b) */
@@ -236,6 +238,7 @@ export class Lab {
         port: promPort!,
         targets,
         intervalSeconds: this.opts.scrapeIntervalSeconds ?? 5,
+        rules: this.opts.prometheusRules ?? [],
         signal: this.abort.signal,
       });
       this.prometheus = started.process;

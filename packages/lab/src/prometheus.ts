@@ -9,14 +9,19 @@ export interface ScrapeTarget {
   labels?: Record<string, string>;
 }
 
-/** The prometheus.yml the lab writes: every target scraped every `intervalSeconds`. */
-export function prometheusConfig(targets: readonly ScrapeTarget[], intervalSeconds: number): string {
+/** The prometheus.yml the lab writes: every target scraped every `intervalSeconds`; `ruleFiles` loaded. */
+export function prometheusConfig(
+  targets: readonly ScrapeTarget[],
+  intervalSeconds: number,
+  ruleFiles: readonly string[] = [],
+): string {
   const lines = [
     "global:",
     `  scrape_interval: ${intervalSeconds}s`,
     `  evaluation_interval: ${intervalSeconds}s`,
-    "scrape_configs:",
   ];
+  if (ruleFiles.length > 0) lines.push("rule_files:", ...ruleFiles.map((f) => `  - ${JSON.stringify(f)}`));
+  lines.push("scrape_configs:");
   const jobs = new Map<string, ScrapeTarget[]>();
   for (const t of targets) jobs.set(t.job, [...(jobs.get(t.job) ?? []), t]);
   for (const [job, groups] of jobs) {
@@ -40,11 +45,18 @@ export async function startPrometheus(opts: {
   port: number;
   targets: readonly ScrapeTarget[];
   intervalSeconds: number;
+  /** recording/alerting rule files (YAML text), written under `dir` and loaded */
+  rules?: readonly { name: string; yaml: string }[];
   /** aborts the wait for readiness (the process is stopped) */
   signal?: AbortSignal;
 }): Promise<{ process: ManagedProcess; url: string }> {
   const configFile = join(opts.dir, "prometheus.yml");
-  writeFileSync(configFile, prometheusConfig(opts.targets, opts.intervalSeconds));
+  const ruleFiles = (opts.rules ?? []).map((r) => {
+    const file = join(opts.dir, r.name);
+    writeFileSync(file, r.yaml);
+    return file;
+  });
+  writeFileSync(configFile, prometheusConfig(opts.targets, opts.intervalSeconds, ruleFiles));
   const url = `http://127.0.0.1:${opts.port}`;
   const proc = startProcess(
     "prometheus",

@@ -2,7 +2,7 @@
  * The per-pair figure map shared by the figure readers, and the presence read used by the fleet-wide ones.
  */
 import type { InstantSample, PrometheusClient } from "./prometheus-client.ts";
-import { anyOf, presence, presenceCounts } from "./promql.ts";
+import { anyOf, presence } from "./promql.ts";
 
 /** What Prometheus says about one ordered pair. Absent fields were not measured (or not fetched). */
 export interface PairFigures {
@@ -65,9 +65,11 @@ export async function measuredPairs(
   prom: PrometheusClient,
   family: string,
   expected: ReadonlyMap<string, readonly string[]>,
+  /** the per-source count read (raw PromQL or its recorded series) */
+  countsQuery: string,
 ): Promise<FigureMap> {
   const counts = new Map<string, number>();
-  for (const s of await prom.query(presenceCounts(family))) counts.set(s.metric.source_node ?? "", s.value);
+  for (const s of await prom.query(countsQuery)) counts.set(s.metric.source_node ?? "", s.value);
   const map: FigureMap = new Map();
   const partial: string[] = [];
   for (const [src, dests] of expected) {

@@ -11,17 +11,8 @@ import type { FleetProtocol } from "@svc/contract";
 import { apply, CHUNK, chunks, type FigureMap, measuredPairs, sampleKey } from "./figure-map.ts";
 import { fleetPmtu, scopedPmtu } from "./pmtu-figures.ts";
 import type { InstantSample, PrometheusClient } from "./prometheus-client.ts";
-import {
-  anyOf,
-  failingNow,
-  failRatio,
-  familiesOf,
-  loss,
-  presence,
-  recoveredNow,
-  rttP95,
-  slowPairs,
-} from "./promql.ts";
+import { anyOf, failingNow, failRatio, familiesOf, loss, presence, recoveredNow, rttP95 } from "./promql.ts";
+import { type FleetReads, rawReads } from "./recording-rules.ts";
 
 /** Marks the pairs whose latest results all failed or all succeeded (tiers.ts). */
 function applyRecent(
@@ -65,16 +56,19 @@ export async function fleetFigures(
   prefix: string,
   protocol: FleetProtocol,
   expected: ReadonlyMap<string, readonly string[]>,
+  /** the fleet-wide reads: raw PromQL (default) or the recording rules' series (recording-rules.ts) */
+  reads: FleetReads = rawReads(prefix, protocol),
 ): Promise<FigureMap> {
   const fam = familiesOf(prefix, protocol);
-  if (protocol === "pmtu") return fleetPmtu(prom, fam, expected);
+  if (protocol === "pmtu") return fleetPmtu(prom, fam, expected, reads);
+  const q = (expr: string | undefined) => (expr === undefined ? Promise.resolve([]) : prom.query(expr));
   const [map, fails, losses, slow, downNow, upNow] = await Promise.all([
-    measuredPairs(prom, fam.results, expected),
-    prom.query(`(${failRatio(fam.results)}) > 0`),
-    fam.loss ? prom.query(`${loss(fam.loss)} > 0`) : [],
-    fam.rtt ? prom.query(slowPairs(fam.rtt)) : [],
-    prom.query(failingNow(fam.results)),
-    prom.query(recoveredNow(fam.results)),
+    measuredPairs(prom, fam.results, expected, reads.presentCounts),
+    q(reads.failRatioNonzero),
+    q(reads.lossNonzero),
+    q(reads.slow),
+    q(reads.failingNow),
+    q(reads.recoveredNow),
   ]);
   for (const f of map.values()) {
     f.failRatio = 0;

@@ -27,6 +27,8 @@ import { buildOverview, buildTopology, topologyWithoutFigures } from "./overview
 import { buildPair, PAIR_WINDOWS } from "./pair-view.ts";
 import { PrometheusClient } from "./prometheus-client.ts";
 import { eq } from "./promql.ts";
+import { rawReads, recordedReads } from "./recording-rules.ts";
+import { RulesDetector } from "./rules-detector.ts";
 import { SnapshotCache } from "./snapshot-cache.ts";
 
 /** Matrix snapshots younger than this are served without asking Prometheus. */
@@ -60,6 +62,8 @@ export class FleetService {
   private readonly controller: ControllerClient;
   private readonly prefix: string;
   private readonly now: () => number;
+  /** whether Prometheus holds the recording rules (then the matrix reads their series) */
+  private readonly rules: RulesDetector;
   private readonly matrices: SnapshotCache<FleetMatrix>;
   private stopWarm: (() => void) | undefined;
 
@@ -76,6 +80,7 @@ export class FleetService {
     this.controller = new ControllerClient({ url: opts.controller.url, timeoutMs: opts.controller.timeout });
     this.prefix = opts.metricsPrefix ?? "svc";
     this.now = opts.now ?? Date.now;
+    this.rules = new RulesDetector(this.prefix, this.now);
     this.matrices = new SnapshotCache(
       async (protocol) => this.computeMatrix(this.metrics(), await this.view(), protocol as FleetProtocol),
       opts.matrixFreshMs ?? MATRIX_FRESH_MS,
@@ -123,7 +128,10 @@ export class FleetService {
   }
 
   private async computeMatrix(prom: PrometheusClient, view: FleetView, protocol: FleetProtocol, at?: number) {
-    const figures = await fleetFigures(prom, this.prefix, protocol, expectedPairs(view, protocol));
+    const reads = (await this.rules.loaded(prom, at))
+      ? recordedReads(this.prefix, protocol)
+      : rawReads(this.prefix, protocol);
+    const figures = await fleetFigures(prom, this.prefix, protocol, expectedPairs(view, protocol), reads);
     return buildMatrix(view, protocol, figures, new Date(at ?? this.now()));
   }
 

@@ -8,6 +8,7 @@
 import { apply, CHUNK, chunks, type FigureMap, measuredPairs, pairKey, sampleKey } from "./figure-map.ts";
 import type { InstantSample, PrometheusClient } from "./prometheus-client.ts";
 import { anyOf, type Families, failedWithin, lastRise, latest, presence, roseWithin, SD } from "./promql.ts";
+import type { FleetReads } from "./recording-rules.ts";
 
 /** Marks pmtuFail15m and pmtuLatestFail on the pairs `matcher` selects ("" = all, then read per source chunk). */
 async function latestVerdicts(
@@ -15,11 +16,14 @@ async function latestVerdicts(
   fam: Families,
   map: FigureMap,
   matcher: string,
+  /** fleet-wide: the reads of the 15m sets (raw or recorded) */
+  reads?: FleetReads,
 ): Promise<void> {
   const [f15, both] = await Promise.all([
-    prom.query(failedWithin(fam.results, matcher, "15m")),
+    prom.query(reads?.fail15m ?? failedWithin(fam.results, matcher, "15m")),
     prom.query(
-      `(${roseWithin(fam.results, "success", matcher, "15m")}) and on (${SD}) (${failedWithin(fam.results, matcher, "15m")})`,
+      reads?.mixed15m ??
+        `(${roseWithin(fam.results, "success", matcher, "15m")}) and on (${SD}) (${failedWithin(fam.results, matcher, "15m")})`,
     ),
   ]);
   apply(map, f15, (f) => {
@@ -77,15 +81,17 @@ export async function fleetPmtu(
   prom: PrometheusClient,
   fam: Families,
   expected: ReadonlyMap<string, readonly string[]>,
+  reads: FleetReads,
 ): Promise<FigureMap> {
-  const { bytes, probe } = names(fam);
+  const { probe } = names(fam);
+  const q = (expr: string | undefined) => (expr === undefined ? Promise.resolve([]) : prom.query(expr));
   const [map, reducedBytes, reducedProbe, nothingCrossed, maxProbe, minProbe] = await Promise.all([
-    measuredPairs(prom, probe, expected),
-    prom.query(`${latest(bytes)} < ${latest(probe)}`),
-    prom.query(`${latest(probe)} > ${latest(bytes)}`),
-    prom.query(`group by (${SD}) (${probe}) unless group by (${SD}) (${bytes})`),
-    prom.query(`max by (source_node) (${probe})`),
-    prom.query(`min by (source_node) (${probe})`),
+    measuredPairs(prom, probe, expected, reads.presentCounts),
+    q(reads.reducedBytes),
+    q(reads.reducedProbe),
+    q(reads.nothingCrossed),
+    q(reads.probeMax),
+    q(reads.probeMin),
   ]);
   const probeOf = new Map<string, number>();
   const mins = new Map(minProbe.map((s) => [s.metric.source_node ?? "", s.value]));
@@ -107,6 +113,6 @@ export async function fleetPmtu(
   apply(map, reducedBytes, (f, v) => (f.pmtuBytes = v), true);
   apply(map, reducedProbe, (f, v) => (f.probeBytes = v), true);
   apply(map, nothingCrossed, (f) => delete f.pmtuBytes, true);
-  await latestVerdicts(prom, fam, map, "");
+  await latestVerdicts(prom, fam, map, "", reads);
   return map;
 }

@@ -69,7 +69,11 @@ export interface FleetFixture {
 }
 
 /** Starts controller, exporter and Prometheus (`binary`). */
-export async function startFleetFixture(binary = "/usr/bin/prometheus"): Promise<FleetFixture> {
+export async function startFleetFixture(
+  binary = "/usr/bin/prometheus",
+  /** the recording rules Prometheus loads (none by default: the console reads raw series) */
+  rules?: string,
+): Promise<FleetFixture> {
   const base = testConfig({ agentTtl: 600_000 });
   const controller = new Controller({
     config: {
@@ -106,6 +110,7 @@ export async function startFleetFixture(binary = "/usr/bin/prometheus"): Promise
       port: await freePort(),
       targets: [{ job: "agents", targets: [exporter.target] }],
       intervalSeconds: 1,
+      rules: rules === undefined ? [] : [{ name: "svc-rules.yml", yaml: rules }],
     });
     proc = started.process;
     return {
