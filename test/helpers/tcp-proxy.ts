@@ -28,8 +28,8 @@ export class TcpProxy {
 
   private constructor(
     readonly server: Server,
-    readonly targetHost: string,
-    readonly targetPort: number,
+    public targetHost: string,
+    public targetPort: number,
   ) {
     server.on("connection", (c) => this.#accept(c));
   }
@@ -63,6 +63,12 @@ export class TcpProxy {
   /** Open connections (forwarded and held). */
   get open(): number {
     return this.#pairs.size + this.#held.size;
+  }
+
+  /** Forwards new connections to another target (open ones keep theirs): a load balancer moving a client. */
+  retarget(port: number, host = "127.0.0.1"): void {
+    this.targetPort = port;
+    this.targetHost = host;
   }
 
   /** Switches the mode; `refuse` closes every open connection at once. */

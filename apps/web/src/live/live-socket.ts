@@ -228,8 +228,9 @@ export class LiveSocket {
         return;
       }
       case "gap": {
-        // `to` is in this replica's numbering for every reason (ws.ts): the topic continues after it
-        t.lastSeq = Math.max(t.lastSeq ?? 0, msg.to);
+        // the topic continues after `to`, except for another replica's cursor: that gap spans two numberings
+        // (from = our cursor + 1), and the `subscribed` just before it already set where this replica stands
+        if (msg.reason !== "other-replica") t.lastSeq = Math.max(t.lastSeq ?? 0, msg.to);
         emit({ kind: "gap", from: msg.from, to: msg.to, reason: msg.reason });
         return;
       }
