@@ -16,8 +16,19 @@ import { gzipSync } from "node:zlib";
 import type { FleetMatrix } from "@svc/contract";
 import { freePort, promQuery, startPrometheus, stopProcess } from "@svc/lab";
 import { type FleetMatrixGrid, fromGrid } from "@svc/matrix-grid";
+import type { TopologySnapshot } from "@svc/protocol";
 import { parseConsoleConfig } from "../../apps/console/src/config/load.ts";
+import { fleetFigures } from "../../apps/console/src/fleet/figures.ts";
 import { FleetService } from "../../apps/console/src/fleet/fleet-service.ts";
+import { expectedPairs, fleetView } from "../../apps/console/src/fleet/fleet-view.ts";
+import { buildMatrix } from "../../apps/console/src/fleet/matrix.ts";
+import { PrometheusClient } from "../../apps/console/src/fleet/prometheus-client.ts";
+import {
+  type FleetReads,
+  rawReads,
+  recordedReads,
+  recordingRulesYaml,
+} from "../../apps/console/src/fleet/recording-rules.ts";
 import { startExporter } from "../../apps/console/src/fleet/testdata/exposition.ts";
 import { ensureWebBuilt, launchChromium, startWebConsole } from "../../test/e2e/web-harness.ts";
 import { median, record, table } from "../lib/report.ts";
@@ -36,6 +47,10 @@ const SCRAPE_S = 10;
 interface Row {
   n: number;
   compute: number;
+  raw: number;
+  recorded: number;
+  evalNow: number;
+  evalWindow: number;
   age: number;
   paint: number;
   render: number;
@@ -69,6 +84,7 @@ async function measure(n: number): Promise<Row> {
     port: await freePort(),
     targets: [{ job: "agents", targets: [exporter.target] }],
     intervalSeconds: SCRAPE_S,
+    rules: [{ name: "svc-rules.yml", yaml: recordingRulesYaml("svc", SCRAPE_S, Math.max(15, SCRAPE_S)) }],
   });
   const yaml = `prometheus:\n  url: ${prom.url}\ncontroller:\n  url: http://127.0.0.1:${controller.httpPort}\n`;
   let console_: Awaited<ReturnType<typeof startWebConsole>> | undefined;
@@ -82,6 +98,36 @@ async function measure(n: number): Promise<Row> {
       180_000,
     );
     await new Promise((r) => setTimeout(r, SCRAPE_S * 1000));
+    // both rule groups evaluated over the stored scrapes
+    await until(
+      `${n} nodes: recorded series`,
+      async () =>
+        (await promQuery(prom.url, "count(svc:tcp_present_counts)"))[0]?.value === n &&
+        (await promQuery(prom.url, "count(svc:fleet_rules_info)"))[0]?.value === 1,
+      600_000,
+    );
+    const client = new PrometheusClient({
+      url: prom.url,
+      queryTimeoutMs: 120_000,
+      maxResponseBytes: 1 << 26,
+    });
+    const refresh = async (reads: FleetReads): Promise<number> => {
+      const t0 = performance.now();
+      const topo = await fetch(`http://127.0.0.1:${controller.httpPort}/api/v1/topology`);
+      const view = fleetView((await topo.json()) as TopologySnapshot);
+      buildMatrix(
+        view,
+        "tcp",
+        await fleetFigures(client, "svc", "tcp", expectedPairs(view, "tcp"), reads),
+        new Date(),
+      );
+      return performance.now() - t0;
+    };
+    const raw = await refresh(rawReads("svc", "tcp"));
+    const recordedTimes: number[] = [];
+    for (let i = 0; i < 3; i++) recordedTimes.push(await refresh(recordedReads("svc", "tcp")));
+    const recorded = median(recordedTimes);
+    const evals = await ruleEvalSeconds(prom.url);
     const unwarmed = new FleetService(parseConsoleConfig(yaml, {}).config);
     const c0 = performance.now();
     await unwarmed.matrix("tcp");
@@ -128,6 +174,10 @@ async function measure(n: number): Promise<Row> {
     return {
       n,
       compute,
+      raw,
+      recorded,
+      evalNow: evals.now,
+      evalWindow: evals.window,
       age: median(ages),
       paint: median(paints.map((x) => x.paint)),
       render: median(paints.map((x) => x.render)),
@@ -150,6 +200,20 @@ async function measure(n: number): Promise<Row> {
   }
 }
 
+/** The last evaluation time (s) of the two rule groups, the median of 3 reads one evaluation apart. */
+async function ruleEvalSeconds(url: string): Promise<{ now: number; window: number }> {
+  const now: number[] = [];
+  const window: number[] = [];
+  for (let i = 0; i < 3; i++) {
+    const body = (await (await fetch(`${url}/api/v1/rules`)).json()) as {
+      data: { groups: { name: string; evaluationTime: number }[] };
+    };
+    for (const g of body.data.groups) (g.name.endsWith("-now") ? now : window).push(g.evaluationTime);
+    await new Promise((r) => setTimeout(r, Math.max(15, SCRAPE_S) * 1000));
+  }
+  return { now: median(now), window: median(window) };
+}
+
 ensureWebBuilt();
 const rows: Row[] = [];
 for (const n of sizes) {
@@ -164,6 +228,8 @@ const body = table(
     "cells",
     "series scraped",
     "compute ms (no snapshot)",
+    "refresh ms raw / recorded",
+    "rule eval s: now / window",
     "snapshot age s (median)",
     "API median ms (min-max), grid",
     "API x ref",
@@ -177,6 +243,8 @@ const body = table(
     r.cells,
     r.series,
     r.compute.toFixed(0),
+    `${r.raw.toFixed(0)} / ${r.recorded.toFixed(0)}`,
+    `${r.evalNow.toFixed(2)} / ${r.evalWindow.toFixed(2)}`,
     (r.age / 1000).toFixed(1),
     `${r.ms.toFixed(0)} (${r.spread})`,
     (r.ms / ref).toFixed(1),
@@ -191,7 +259,10 @@ report(
   "matrix-render",
   `GET /api/v1/fleet/matrix?protocol=tcp against the real prometheus (scrape every ${SCRAPE_S}s, 3+ scrapes) and a ` +
     `real controller; console in-process. Compute: one fleet-wide refresh by a console with no snapshot (the ` +
-    `PromQL and the join). API median: ${RUNS} GETs of the grid layout (what the web app asks for; the cells layout's size is shown too) to a console started after that compute (it warms the TCP ` +
+    `PromQL and the join, reading the recording rules' series since Prometheus holds them). Refresh raw / ` +
+    `recorded: the same fleet-wide read from raw series and from the recorded ones (median of 3); rule eval: ` +
+    `Prometheus's own evaluation time of the two rule groups (now: every ${SCRAPE_S}s; window: every ` +
+    `${Math.max(15, SCRAPE_S)}s), median of 3. API median: ${RUNS} GETs of the grid layout (what the web app asks for; the cells layout's size is shown too) to a console started after that compute (it warms the TCP ` +
     `matrix at start and keeps viewed matrices fresh in the background), once its snapshot holds the fleet's ` +
     `data; snapshot age: how old the figures served were. Chromium (headless, 1280x900, fresh context each; ` +
     `prometheus paused so its ingest does not share the 2 cores with the browser): median of ${PAINTS} loads of /matrix?protocol=tcp, ` +
