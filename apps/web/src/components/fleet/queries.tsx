@@ -2,6 +2,7 @@
 import * as c from "@svc/contract";
 import { queryOptions } from "@tanstack/react-query";
 import { type ApiClient, ApiError } from "../../api/client.tsx";
+import { UNFED_POLL_MS } from "../../live/use-pushed.tsx";
 import type { FleetMatrixGrid, FleetProtocol, PairWindow } from "./types.ts";
 
 /** How often live fleet pages refetch. */
@@ -17,10 +18,15 @@ const live = { refetchInterval: FLEET_REFRESH_MS, staleTime: 5_000, retry: fleet
 /** Under the Time Machine an answer never changes: no refetch. */
 const past = { refetchInterval: false, staleTime: Number.POSITIVE_INFINITY, retry: fleetRetry } as const;
 const timing = (at: string | undefined) => (at ? past : live);
+/** Matrix and Topology: pushed while fed (no polling), else polled every 15 s (spec §6.2). */
+const pushedTiming = (at: string | undefined, fed: boolean) =>
+  at
+    ? past
+    : { refetchInterval: fed ? (false as const) : UNFED_POLL_MS, staleTime: 5_000, retry: fleetRetry };
 const atQuery = (at: string | undefined) => (at ? { at } : {});
 
 /** GET /api/v1/fleet/matrix?protocol=. */
-export const matrixQuery = (api: ApiClient, protocol: FleetProtocol, at?: string) =>
+export const matrixQuery = (api: ApiClient, protocol: FleetProtocol, at?: string, fed = false) =>
   queryOptions({
     queryKey: ["fleet", "matrix", protocol, at ?? "live"],
     // the grid layout: one letter per pair, full cells only where figures say more (500 nodes: ~0.5 MiB, not 19)
@@ -29,15 +35,15 @@ export const matrixQuery = (api: ApiClient, protocol: FleetProtocol, at?: string
       if (!("tiers" in m)) throw new ApiError(200, "bad_answer", "the matrix came without its grid layout");
       return m;
     },
-    ...timing(at),
+    ...pushedTiming(at, fed),
   });
 
 /** GET /api/v1/fleet/topology. */
-export const topologyQuery = (api: ApiClient, at?: string) =>
+export const topologyQuery = (api: ApiClient, at?: string, fed = false) =>
   queryOptions({
     queryKey: ["fleet", "topology", at ?? "live"],
     queryFn: () => api.call(c.getTopology, { query: atQuery(at) }),
-    ...timing(at),
+    ...pushedTiming(at, fed),
   });
 
 /** GET /api/v1/fleet/nodes/:name?protocol=. */

@@ -12,6 +12,7 @@ import { ProtocolSwitch, TierLegend } from "../../components/fleet/protocol-swit
 import { matrixQuery } from "../../components/fleet/queries.tsx";
 import type { MatrixCell } from "../../components/fleet/types.ts";
 import { useApp } from "../../context.tsx";
+import { usePushed } from "../../live/use-pushed.tsx";
 import { useAt } from "../../shell/time-machine.tsx";
 import { CellGrid } from "./cell-grid.ts";
 import { MatrixCanvas } from "./matrix-canvas.tsx";
@@ -24,7 +25,10 @@ export function MatrixPage() {
   const { api } = useApp();
   const protocol = parseProtocol(useSearch({ strict: false }).protocol);
   const navigate = useNavigate();
-  const q = useQuery(matrixQuery(api, protocol, useAt()));
+  const at = useAt();
+  // tier changes arrive on the matrix topic; no polling while fed
+  const fed = usePushed(["matrix"], ["fleet", "matrix", protocol], at === undefined);
+  const q = useQuery(matrixQuery(api, protocol, at, fed));
   const [details, setDetails] = useState<MatrixCell | null>(null);
   const nodes = useMemo(() => orderNodes(q.data?.nodes ?? []), [q.data]);
   const grid = useMemo(() => new CellGrid(nodes, q.data), [nodes, q.data]);

@@ -12,6 +12,7 @@ import { TierLegend } from "../../components/fleet/protocol-switch.tsx";
 import { topologyQuery } from "../../components/fleet/queries.tsx";
 import type { FleetTier, FleetTopology } from "../../components/fleet/types.ts";
 import { useApp } from "../../context.tsx";
+import { usePushed } from "../../live/use-pushed.tsx";
 import { useAt } from "../../shell/time-machine.tsx";
 import { topologyLayout } from "./topology-layout.ts";
 
@@ -151,7 +152,10 @@ function ZoneList(p: { t: FleetTopology }) {
 /** The Topology page. */
 export function TopologyPage() {
   const { api } = useApp();
-  const q = useQuery(topologyQuery(api, useAt()));
+  const at = useAt();
+  // nodes come and go on the topology topic, link tiers change on the matrix topic; no polling while fed
+  const fed = usePushed(["topology", "matrix"], ["fleet", "topology"], at === undefined);
+  const q = useQuery(topologyQuery(api, at, fed));
   return (
     <section className="page">
       <h1>Topology</h1>
