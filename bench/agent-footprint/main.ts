@@ -1,41 +1,69 @@
 /**
- * agent-footprint: one real `svc agent` process probing N simulated peers on loopback (tcp + udp + icmp at the
- * default 5 s intervals) for at least 60 s; reports CPU ms per second (over the whole measurement, and the
- * median of its 10 s windows), peak RSS and probe start lateness.
+ * agent-footprint: real `svc agent` processes (the bundle), each in a memory cgroup of its own with the chart's
+ * 128 MiB limit, probing N simulated peers on loopback (tcp + udp + icmp at the default 5 s intervals), measured
+ * as Kubernetes measures a container. Per 10 s window after a 60 s warm-up: CPU ms/s, working set (usage minus
+ * inactive file pages), cgroup usage, RSS split into anonymous and file pages, and probe start lateness (the
+ * agent's own p50/p99 gauges). Steady state = the medians of the windows.
  *
  *   npm run bench -- agent-footprint [--peers 100,1000] [--seconds 60] [--warmup 60]
+ *                                    [--variants shipped,plain,...] [--first-loader] [--profile]
  *
- * The warm-up is 60 s because the agent's first half minute is start-up: loading, the first probe rounds, and
- * 30 s in, the second release of the node executable's pages (docs/decisions.md, "Memory (agent)"); an agent
- * runs for days, so the CPU figure wanted is the one after that. Peak RSS is the process's whole life (VmHWM),
- * start-up included; the RSS at the end is split into anonymous and file pages. Each 10 s window's CPU rate is
- * printed as it ends.
- *
- * The peers are registrations made by this process with addresses 127.1.x.y (all of 127/8 is loopback here): one
- * TCP listener and one UDP echo socket on 0.0.0.0 answer for all of them, the kernel answers icmp. The controller
- * runs in this process too; only the agent's own process is measured (/proc/<pid>).
+ * Several variants run side by side in one invocation (same targets, same load on the machine), each with a
+ * controller of its own in this process: a variant is a way of starting the agent's node (flags, environment)
+ * and is how each start-up memory measure is judged (docs/decisions.md, "Memory (agent)"). Beside them, in
+ * cgroups of the same kind:
+ * - a bare idle `node` (the baseline the goals are counted from);
+ * - the first variant again and a bare idle node, each run from a private copy of the node executable no other
+ *   process has read, so node's own file pages are charged to it (as in a fresh pod: "first loader");
+ * - with --first-loader, every variant and the bare node run from a private copy of node each (no extra
+ *   first-loader run then);
+ * - with --profile, the first variant once more with `--cpu-prof` and a heap snapshot at the end (SIGUSR2),
+ *   summarized in the output (its own figures are not reported: the profiler costs CPU).
  */
-import { execFileSync, spawn } from "node:child_process";
-import { createSocket } from "node:dgram";
-import { writeFileSync } from "node:fs";
-import { createServer } from "node:net";
+import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
-import { Controller, RawAgentClient, registerRequest, testConfig } from "@svc/controller";
-import { stringify } from "yaml";
-import { cpuMs, cpuSplit, rss } from "../lib/proc.ts";
+import { AGENT_ENV, AGENT_NODE_FLAGS } from "@svc/core";
+import {
+  type AgentSample,
+  AgentUnderTest,
+  type AgentVariant,
+  buildAgentBundle,
+  openTargets,
+} from "../lib/agent-run.ts";
+import { freshCopy, MemoryCgroup, mib } from "../lib/cgroup.ts";
+import { summarizeCpuProfile, summarizeHeapSnapshot } from "../lib/profile.ts";
 import { median, record, table } from "../lib/report.ts";
+
+/**
+ * The ways of starting the agent's node. `shipped` is what the docs and start scripts give (docs/decisions.md);
+ * `plain` is node's defaults; the others are plain plus one measure each. (The page release of the node
+ * executable, measured here as a preload before it was removed, is in docs/benchmarks.md.)
+ */
+const VARIANTS: Record<string, Omit<AgentVariant, "name">> = {
+  shipped: { nodeArgs: AGENT_NODE_FLAGS, env: AGENT_ENV },
+  plain: {},
+  "no-opt": { nodeArgs: ["--no-opt"] },
+  "semi-space-1": { nodeArgs: ["--max-semi-space-size=1"] },
+  "heap-growing-25": { nodeArgs: ["--heap-growing-percent=25"] },
+  "arena-max-1": { env: { MALLOC_ARENA_MAX: "1" } },
+  "mmap-threshold-64k": { env: { MALLOC_MMAP_THRESHOLD_: "65536" } },
+};
 
 const { values } = parseArgs({
   options: {
     peers: { type: "string", default: "100,1000" },
     seconds: { type: "string", default: "60" },
     warmup: { type: "string", default: "60" },
+    variants: { type: "string", default: "shipped" },
     // the probe checkers to run (the others are disabled); for attributing cost to one checker
     planes: { type: "string", default: "tcp,udp,icmp" },
-    // how often /metrics is scraped during warm-up and measurement, as Prometheus would (0: only at the edges)
+    // how often /metrics is scraped, as Prometheus would (0: never)
     scrape: { type: "string", default: "15" },
+    fresh: { type: "boolean", default: true },
+    "first-loader": { type: "boolean", default: false },
+    profile: { type: "boolean", default: false },
   },
 });
 const peerCounts = values.peers.split(",").map(Number);
@@ -43,199 +71,270 @@ const seconds = Number(values.seconds);
 const warmup = Number(values.warmup);
 const planes = new Set(values.planes.split(","));
 const scrapeSeconds = Number(values.scrape);
-const SVC_BIN = new URL("../../packages/cli/bin/svc.mjs", import.meta.url).pathname;
-// Measure what nodes run: the bundled agent, built from the current sources.
-execFileSync(process.execPath, [new URL("../../scripts/build.mjs", import.meta.url).pathname], {
-  stdio: "inherit",
+const variants: AgentVariant[] = values.variants.split(",").map((name) => {
+  const v = VARIANTS[name];
+  if (!v) throw new Error(`unknown variant ${name}; known: ${Object.keys(VARIANTS).join(", ")}`);
+  return { name, ...v };
 });
-
-/** Length of the windows whose CPU rates give the median column, s. */
+const first = variants[0]!;
 const WINDOW_S = 10;
 
-function peerAddress(i: number): string {
-  return `127.1.${Math.floor(i / 250)}.${(i % 250) + 1}`;
+const probe = MemoryCgroup.open("probe", 2 ** 20);
+if (typeof probe === "string") {
+  console.error(`agent-footprint: needs a memory cgroup (root): ${probe}`);
+  process.exit(1);
+}
+await probe.remove();
+buildAgentBundle();
+
+/** A bare idle node in a cgroup of the same kind. */
+async function bareNode(name: string, node: string): Promise<MemoryCgroup> {
+  const cg = MemoryCgroup.open(name, 128 * 2 ** 20);
+  if (typeof cg === "string") throw new Error(cg);
+  cg.spawn(node, ["-e", "setInterval(() => {}, 1 << 30)"], { env: { ...process.env, NODE_OPTIONS: "" } });
+  return cg;
 }
 
-async function listenTcp(): Promise<{ port: number; close: () => void }> {
-  const srv = createServer((sock) => {
-    sock.on("error", () => {});
-    sock.on("end", () => sock.end());
-  });
-  await new Promise<void>((r) => srv.listen(0, "0.0.0.0", r));
-  const addr = srv.address();
-  return { port: typeof addr === "object" && addr ? addr.port : 0, close: () => srv.close() };
+const mi = (b: number) => Number(mib(b));
+const fmt = (xs: number[], digits = 1) =>
+  `${median(xs).toFixed(digits)} (${Math.min(...xs).toFixed(digits)}-${Math.max(...xs).toFixed(digits)})`;
+
+interface Result {
+  rows: (string | number)[][];
+  windows: string;
+  baseline: { bare: number; bareFresh: number; agentFresh: number | undefined };
+  profile: string;
 }
 
-async function listenEcho(): Promise<{ port: number; close: () => void }> {
-  const sock = createSocket("udp4");
-  sock.on("message", (msg, rinfo) => sock.send(msg, rinfo.port, rinfo.address));
-  await new Promise<void>((r) => sock.bind(0, "0.0.0.0", r));
-  return { port: sock.address().port, close: () => sock.close() };
-}
-
-async function scrapeLateness(url: string): Promise<{ p50: number; p99: number; successes: number }> {
-  const text = await (await fetch(url)).text();
-  const q = (p: string) =>
-    Number(new RegExp(`^svc_probe_start_lateness_${p}_seconds (\\S+)`, "m").exec(text)?.[1] ?? Number.NaN) *
-    1000;
-  let successes = 0;
-  for (const m of text.matchAll(/svc_(?:tcp|udp|icmp)_results_total\{[^}]*result="success"[^}]*\} (\S+)/g)) {
-    successes += Number(m[1]);
-  }
-  return { p50: q("p50"), p99: q("p99"), successes };
-}
-
-/** One scrape as Prometheus makes it: the whole exposition read and dropped. */
-async function scrapeAll(url: string): Promise<void> {
+async function runN(n: number): Promise<Result> {
+  const targets = await openTargets(n);
+  const copies: { path: string; remove: () => void }[] = [];
+  const agents: AgentUnderTest[] = [];
+  const bare: MemoryCgroup[] = [];
+  let fresh: AgentUnderTest | undefined;
+  let profiled: AgentUnderTest | undefined;
+  const profDir = mkdtempSync(join(tmpdir(), "svc-bench-prof-"));
   try {
-    await (await fetch(url)).arrayBuffer();
-  } catch (err) {
-    process.stderr.write(`agent-footprint: scrape failed: ${(err as Error).message}\n`);
-  }
-}
-
-async function runOne(n: number): Promise<(string | number)[]> {
-  const controller = new Controller({
-    config: testConfig({ agentTtl: 3_600_000 }),
-    version: { version: "bench", commit: "bench" },
-    allowLoopbackAgents: true,
-    grpcHost: "127.0.0.1",
-    httpHost: "127.0.0.1",
-  });
-  // testConfig ports are 0: every listener gets a free port
-  await controller.start();
-  const tcp = await listenTcp();
-  const echo = await listenEcho();
-  const raw = new RawAgentClient(controller.grpcPort);
-  for (let i = 0; i < n; i++) {
-    await raw.register(
-      registerRequest({
-        node_name: `peer-${i}`,
-        agent_id: `peer-${i}`,
-        advertise_address: peerAddress(i),
-        capabilities: ["plane:tcp", "plane:udp", "plane:icmp", "plane:mtr"],
-        http_port: tcp.port,
-        udp_port: echo.port,
-        metrics_port: 9,
-        version: "2.5.0",
-      }),
-    );
-  }
-  const dir = tmpdir();
-  const [httpPort, metricsPort, grpcPort] = [30000 + n, 31000 + n, 32000 + n].map((p) => p % 65535);
-  const cfgFile = join(dir, `svc-bench-agent-${n}.yaml`);
-  writeFileSync(
-    cfgFile,
-    stringify({
-      httpPort,
-      metricsPort,
-      grpcPort,
-      logLevel: "warn",
-      controllerAddress: `127.0.0.1:${controller.grpcPort}`,
-      checkers: {
-        dns: { enabled: false },
-        http: { enabled: false },
-        pmtu: { enabled: false },
-        tcp: { enabled: planes.has("tcp") },
-        udp: { enabled: planes.has("udp") },
-        icmp: { enabled: planes.has("icmp") },
-      },
-    }),
-  );
-  // SVC_BENCH_NODE: a wrapper to run the agent's node with (e.g. a script adding --cpu-prof) when profiling
-  const agent = spawn(
-    process.env.SVC_BENCH_NODE ?? process.execPath,
-    [SVC_BIN, "agent", "--config", cfgFile, "--lab-advertise", "127.0.0.1"],
-    {
-      env: {
-        ...process.env,
-        SVC_NODE_NAME: "bench-agent",
-        SVC_POD_NAME: "bench-agent",
-        SVC_EXIT_WITH_STDIN: "1",
-      },
-      stdio: ["pipe", "inherit", "inherit"],
-    },
-  );
-  const pid = agent.pid!;
-  const metricsUrl = `http://127.0.0.1:${metricsPort}/metrics`;
-  const readyUrl = `http://127.0.0.1:${httpPort}/readyz`;
-  for (let i = 0; ; i++) {
-    try {
-      if ((await fetch(readyUrl)).status === 200) break;
-    } catch {
-      // not listening yet
+    const allFresh = values["first-loader"];
+    for (const v of variants) {
+      const copy = allFresh ? freshCopy(process.execPath, tmpdir()) : undefined;
+      if (copy) copies.push(copy);
+      agents.push(
+        await AgentUnderTest.start({
+          targets,
+          variant: v,
+          planes,
+          scrapeSeconds,
+          cgroupName: `${n}-${v.name}`,
+          node: copy?.path,
+        }),
+      );
     }
-    if (i > 150) throw new Error("agent did not become ready in 30 s");
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  process.stderr.write(`agent-footprint: N=${n} ready; warm-up ${warmup}s, measuring ${seconds}s\n`);
-  const scrapes =
-    scrapeSeconds > 0 ? setInterval(() => void scrapeAll(metricsUrl), scrapeSeconds * 1000) : undefined;
-  await new Promise((r) => setTimeout(r, warmup * 1000));
-  const cpu0 = cpuMs(pid);
-  const split0 = cpuSplit(pid);
-  const t0 = performance.now();
-  const before = await scrapeLateness(metricsUrl);
-  // CPU per 10 s window too: the median of the windows is robust to one window's interference (another
-  // process's burst, softirq work of the peers' sockets charged to whoever was running)
-  const windowRates: number[] = [];
-  for (let done = 0; done < seconds; done += WINDOW_S) {
-    const w0 = cpuMs(pid);
-    const wt = performance.now();
-    await new Promise((r) => setTimeout(r, Math.min(WINDOW_S, seconds - done) * 1000));
-    windowRates.push((cpuMs(pid) - w0) / ((performance.now() - wt) / 1000));
+    const bareCopy = allFresh ? freshCopy(process.execPath, tmpdir()) : undefined;
+    if (bareCopy) copies.push(bareCopy);
+    bare.push(await bareNode(`${n}-bare`, bareCopy?.path ?? process.execPath));
+    if (values.fresh && !allFresh) {
+      const a = freshCopy(process.execPath, tmpdir());
+      const b = freshCopy(process.execPath, tmpdir());
+      copies.push(a, b);
+      fresh = await AgentUnderTest.start({
+        targets,
+        variant: first,
+        planes,
+        scrapeSeconds,
+        node: a.path,
+        cgroupName: `${n}-fresh`,
+      });
+      bare.push(await bareNode(`${n}-bare-fresh`, b.path));
+    }
+    if (values.profile) {
+      profiled = await AgentUnderTest.start({
+        targets,
+        variant: {
+          name: `${first.name}+profile`,
+          env: first.env,
+          nodeArgs: [
+            ...(first.nodeArgs ?? []),
+            "--cpu-prof",
+            `--cpu-prof-dir=${profDir}`,
+            "--heapsnapshot-signal=SIGUSR2",
+            `--diagnostic-dir=${profDir}`,
+          ],
+        },
+        planes,
+        scrapeSeconds,
+        cgroupName: `${n}-profile`,
+        // V8 builds a heap snapshot in memory: more than the 128 MiB the measured agents get
+        limitBytes: 1024 * 2 ** 20,
+      });
+    }
     process.stderr.write(
-      `agent-footprint: N=${n} window ${windowRates.length}: ${windowRates.at(-1)?.toFixed(1)} ms/s\n`,
+      `agent-footprint: N=${n} ${agents.length} agents ready; warm-up ${warmup} s, measuring ${seconds} s\n`,
     );
+    await new Promise((r) => setTimeout(r, warmup * 1000));
+    const measured = fresh ? [...agents, fresh] : agents;
+    const samples: AgentSample[][] = [];
+    const bareWs: number[][] = bare.map(() => []);
+    samples.push(await Promise.all(measured.map((a) => a.sample())));
+    const times = [performance.now()];
+    for (let done = 0; done < seconds; done += WINDOW_S) {
+      await new Promise((r) => setTimeout(r, Math.min(WINDOW_S, seconds - done) * 1000));
+      samples.push(await Promise.all(measured.map((a) => a.sample())));
+      times.push(performance.now());
+      for (const [i, cg] of bare.entries()) bareWs[i]!.push(cg.memory().workingSet);
+      const w = samples.length - 1;
+      process.stderr.write(
+        `agent-footprint: N=${n} window ${w}: ${measured
+          .map((a, i) => {
+            const cpu =
+              (samples[w]![i]!.cpuMs - samples[w - 1]![i]!.cpuMs) / ((times[w]! - times[w - 1]!) / 1000);
+            return `${a.name}${a === fresh ? "(fresh)" : ""} ${cpu.toFixed(1)} ms/s ${mib(samples[w]![i]!.mem.workingSet)} MiB`;
+          })
+          .join("; ")}\n`,
+      );
+    }
+    const bareMed = median(bareWs[0]!);
+    const rows: (string | number)[][] = [];
+    const windowLines: string[] = [];
+    measured.forEach((a, i) => {
+      const cpu: number[] = [];
+      const ws: number[] = [];
+      const usage: number[] = [];
+      const p50: number[] = [];
+      const p99: number[] = [];
+      for (let w = 1; w < samples.length; w++) {
+        const s = samples[w]![i]!;
+        cpu.push((s.cpuMs - samples[w - 1]![i]!.cpuMs) / ((times[w]! - times[w - 1]!) / 1000));
+        ws.push(mi(s.mem.workingSet));
+        usage.push(mi(s.mem.usage));
+        p50.push(s.latenessP50Ms);
+        p99.push(s.latenessP99Ms);
+      }
+      const last = samples.at(-1)![i]!;
+      const elapsed = (times.at(-1)! - times[0]!) / 1000;
+      const probesPerSec = (last.successes - samples[0]![i]!.successes) / elapsed;
+      const label = a === fresh || values["first-loader"] ? `${a.name}, first loader` : a.name;
+      const v = variants.find((x) => x.name === a.name);
+      rows.push([
+        label,
+        `${[...(v?.nodeArgs ?? []), ...Object.entries(v?.env ?? {}).map(([k, x]) => `${k}=${x}`)].join(" ") || "(none)"}`,
+        probesPerSec.toFixed(0),
+        fmt(cpu),
+        fmt(ws),
+        a === fresh ? "" : (median(ws) - mi(bareMed)).toFixed(1),
+        fmt(usage),
+        `${mib(last.rssAnon)} / ${mib(last.rssFile)}`,
+        `${median(p50).toFixed(2)} / ${Math.max(...p99).toFixed(2)}`,
+        String(a.cgroup.oomKills()),
+      ]);
+      windowLines.push(
+        `${label}: CPU ${cpu.map((x) => x.toFixed(1)).join(", ")} ms/s; working set ${ws.join(", ")} MiB`,
+      );
+    });
+    let profile = "";
+    if (profiled) {
+      profiled.signal("SIGUSR2");
+      // the snapshot is written synchronously by the agent's main thread: wait for the file to settle
+      let snap: string | undefined;
+      for (let i = 0; i < 300 && !snap; i++) {
+        await new Promise((r) => setTimeout(r, 200));
+        const f = readdirSync(profDir).find((x) => x.endsWith(".heapsnapshot"));
+        if (f) {
+          // written while the agent's thread is busy: done when the size holds still for 2 s
+          let size = -1;
+          for (let k = 0; k < 120; k++) {
+            await new Promise((r) => setTimeout(r, 1000));
+            const now = statSync(join(profDir, f)).size;
+            if (now === size && now > 0 && k >= 2) break;
+            size = now;
+          }
+          snap = join(profDir, f);
+        }
+      }
+      await profiled.stop();
+      profiled = undefined;
+      const cpuFile = readdirSync(profDir).find((x) => x.endsWith(".cpuprofile"));
+      const parts: string[] = [];
+      if (cpuFile) {
+        // the measured span only: the last `seconds` before the heap snapshot
+        const c = summarizeCpuProfile(join(profDir, cpuFile), seconds * 1000);
+        parts.push(
+          `CPU profile (${first.name} with --cpu-prof, N=${n}, ${(c.spanMs / 1000).toFixed(0)} s after the warm-up, ${(c.busyMs / (c.spanMs / 1000)).toFixed(1)} ms/s of JavaScript-thread samples; self time, % of non-idle samples):\n\n${table(["function", "self"], c.rows)}`,
+        );
+      }
+      let h: ReturnType<typeof summarizeHeapSnapshot> | undefined;
+      try {
+        h = snap && existsSync(snap) ? summarizeHeapSnapshot(snap) : undefined;
+      } catch (err) {
+        parts.push(`Heap snapshot unreadable: ${(err as Error).message}`);
+      }
+      if (h) {
+        parts.push(
+          `Heap snapshot at the end (${first.name}, N=${n}): ${mib(h.totalBytes)} MiB of live objects. By type: ${h.byType
+            .slice(0, 8)
+            .map(([t, b]) => `${t} ${mib(b)}`)
+            .join(", ")} MiB.\n\n${table(
+            ["largest (type: name)", "self MiB", "count"],
+            h.byName.map(([k, b, c]) => [k.replace(/\|/g, "/"), mib(b), c]),
+          )}`,
+        );
+      }
+      profile = parts.join("\n\n");
+    }
+    return {
+      rows,
+      windows: windowLines.join("\n"),
+      baseline: {
+        bare: mi(bareMed),
+        bareFresh: bareWs[1] ? mi(median(bareWs[1])) : Number.NaN,
+        agentFresh: undefined,
+      },
+      profile,
+    };
+  } finally {
+    for (const a of [...agents, ...(fresh ? [fresh] : []), ...(profiled ? [profiled] : [])]) await a.stop();
+    for (const cg of bare) await cg.remove();
+    for (const c of copies) c.remove();
+    rmSync(profDir, { recursive: true, force: true });
+    targets.close();
   }
-  const cpu1 = cpuMs(pid);
-  const split1 = cpuSplit(pid);
-  const elapsed = (performance.now() - t0) / 1000;
-  const mem = rss(pid);
-  const after = await scrapeLateness(metricsUrl);
-  clearInterval(scrapes);
-  agent.kill("SIGTERM");
-  await new Promise((r) => agent.once("exit", r));
-  await controller.stop();
-  tcp.close();
-  echo.close();
-  const cpuPerSec = (cpu1 - cpu0) / elapsed;
-  const probesPerSec = (after.successes - before.successes) / elapsed;
-  return [
-    n,
-    elapsed.toFixed(0),
-    probesPerSec.toFixed(0),
-    cpuPerSec.toFixed(1),
-    median(windowRates).toFixed(1),
-    `${((split1.user - split0.user) / elapsed).toFixed(1)} / ${((split1.sys - split0.sys) / elapsed).toFixed(1)}`,
-    (mem.peak / 2 ** 20).toFixed(1),
-    (mem.now / 2 ** 20).toFixed(1),
-    `${(mem.anon / 2 ** 20).toFixed(1)} / ${(mem.file / 2 ** 20).toFixed(1)}`,
-    after.p50.toFixed(2),
-    after.p99.toFixed(2),
-  ];
 }
 
-const loadStart = loadavg()[0]?.toFixed(2);
-const rows: (string | number)[][] = [];
-for (const n of peerCounts) rows.push(await runOne(n));
+const loadStart = loadavg().map((x) => x.toFixed(2));
+const sections: string[] = [];
+for (const n of peerCounts) {
+  const r = await runN(n);
+  sections.push(
+    `### ${n} peers\n\nBare idle node in the same kind of cgroup${values["first-loader"] ? " (first loader of its executable)" : ""}: ${r.baseline.bare.toFixed(1)} MiB working set` +
+      (Number.isNaN(r.baseline.bareFresh)
+        ? ""
+        : `; as first loader of its executable ${r.baseline.bareFresh.toFixed(1)} MiB`) +
+      `.\n\n${table(
+        [
+          "agent",
+          "node flags / environment",
+          "successful probes/s",
+          `CPU ms/s, median (min-max) of ${WINDOW_S} s windows`,
+          "working set MiB, median (min-max)",
+          "working set above bare node MiB",
+          "cgroup usage MiB",
+          "RSS anon / file MiB at end",
+          "start lateness p50 / max p99 ms",
+          "OOM kills",
+        ],
+        r.rows,
+      )}\n\nWindows:\n\n${r.windows
+        .split("\n")
+        .map((l) => `- ${l}`)
+        .join("\n")}${r.profile ? `\n\n${r.profile}` : ""}`,
+  );
+  // each N as it ends: a later failure does not lose it
+  console.log(sections.at(-1));
+}
 record(
   "agent-footprint",
-  `Load average (1 min) at start ${loadStart} and end ${loadavg()[0]?.toFixed(2)}; other work on the machine inflates CPU.\n\n${table(
-    [
-      "peers",
-      "measured s",
-      "successful probes/s",
-      "CPU ms/s",
-      `CPU ms/s, median of ${WINDOW_S} s windows`,
-      "user / sys ms/s",
-      "peak RSS MiB",
-      "RSS at end MiB",
-      "of it anon / file MiB",
-      "start lateness p50 ms",
-      "start lateness p99 ms",
-    ],
-    rows,
-  )}\n\nTargets: N=100 <= 25 ms CPU/s and <= 64 MiB; N=1000 <= 150 ms CPU/s and <= 128 MiB. ${[...planes].join("+")} (udp: 5 packets), default 5 s intervals; measured after a ${warmup} s warm-up.`,
+  `Each agent in its own memory cgroup (cgroup v${existsSync("/sys/fs/cgroup/cgroup.controllers") ? 2 : 1}, limit 128 MiB); ${[...planes].join("+")} (udp: 5 packets), default 5 s intervals, /metrics scraped every ${scrapeSeconds} s; ${warmup} s warm-up, then ${seconds} s in ${WINDOW_S} s windows; all agents of one N ran at once, each with its own controller in the bench process. Working set = usage minus inactive file pages. Load average (1/5/15 min) at start ${loadStart.join(" / ")}, at end ${loadavg()
+    .map((x) => x.toFixed(2))
+    .join(" / ")}; other work on the machine inflates CPU.\n\n${sections.join("\n\n")}`,
 );
 process.exit(0);

@@ -1,7 +1,9 @@
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
+import { readFileSync } from "node:fs";
 import { after, before, describe, test } from "node:test";
 import { promisify } from "node:util";
+import { AGENT_ENV, AGENT_NODE_FLAGS } from "@svc/core";
 import { Lab, promQuery } from "@svc/lab";
 import type { TopologySnapshot } from "@svc/protocol";
 import { eventually, needsBinary, needsRoot, skipUnless } from "../helpers/env.ts";
@@ -53,6 +55,18 @@ describe("lab: 3 agents in network namespaces", opts, () => {
       }
     }
     assert.ok(!Number.isNaN(Date.parse(topo.timestamp)));
+  });
+
+  test("agents run with the start command's node flags and malloc environment (nothing self-applied)", async () => {
+    for (const node of lab.nodes) {
+      // `ip netns exec` replaces itself with node: the pid is the agent's node
+      const pid = node.process.child.pid;
+      const cmd = readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0");
+      const env = readFileSync(`/proc/${pid}/environ`, "utf8").split("\0");
+      for (const flag of AGENT_NODE_FLAGS) assert.ok(cmd.includes(flag), `${node.name}: ${cmd.join(" ")}`);
+      for (const [k, v] of Object.entries(AGENT_ENV))
+        assert.ok(env.includes(`${k}=${v}`), `${node.name}: ${k}`);
+    }
   });
 
   test("every ordered pair succeeds on tcp, udp and icmp (read from Prometheus)", async () => {

@@ -14,7 +14,6 @@ import { CoalescingClock } from "./clock/probe-clock.ts";
 import { EchoServer } from "./echo/echo-server.ts";
 import { ExternalCheckRunner } from "./external/external-check-runner.ts";
 import { createAgentHttpServers } from "./http/agent-servers.ts";
-import { applyAgentMemoryPolicy } from "./memory-policy.ts";
 import { registerLatenessGauges } from "./metrics/lateness-gauge.ts";
 import { ProbeMetrics } from "./metrics/probe-metrics.ts";
 import { createIcmpProber } from "./probes/icmp.ts";
@@ -47,9 +46,6 @@ export interface RunAgentOptions {
  * HTTP servers, echo server, icmp sockets. Resolves with the exit code.
  */
 export async function runAgent(opts: RunAgentOptions = {}): Promise<number> {
-  // The bundled agent has applied the policy already (memory-policy-early.ts, its entry's first import): then
-  // this returns what that did, for the log; `svc agent` run from the sources applies it here.
-  const memory = applyAgentMemoryPolicy();
   const env = opts.env ?? process.env;
   let config: SvcConfig;
   let warnings: string[];
@@ -64,14 +60,6 @@ export async function runAgent(opts: RunAgentOptions = {}): Promise<number> {
   }
   const logger = createLogger({ level: config.logLevel, format: config.logFormat, name: "agent" });
   for (const w of warnings) logger.warn({ warning: w }, "configuration warning");
-  logger.debug(
-    {
-      flags: memory.flags,
-      mallocTuned: memory.malloc,
-      releasedMiB: +(memory.releasedBytes / 2 ** 20).toFixed(1),
-    },
-    "memory policy applied",
-  );
 
   let advertiseAddress: string;
   let dial: ReturnType<typeof agentCredentials>;

@@ -16,5 +16,6 @@ export * from "./lifecycle.ts";
 export * from "./log/basic-logger.ts";
 export * from "./log/logger.ts";
 export { formatTextLine } from "./log/text.ts";
+export * from "./runtime/agent-start.ts";
 export * from "./runtime/heap-policy.ts";
 export * from "./version.ts";

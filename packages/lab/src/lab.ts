@@ -3,6 +3,7 @@ import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { AGENT_ENV, AGENT_NODE_FLAGS } from "@svc/core";
 import { stringify } from "yaml";
 import { LabDnsServer } from "./dns.ts";
 import { isRoot } from "./exec.ts";
@@ -185,13 +186,15 @@ export class Lab {
       });
       const file = join(this.dir, `${n.name}.yaml`);
       writeFileSync(file, stringify(cfg));
+      // started as an operator starts an agent: its node flags and malloc environment (@svc/core agent-start.ts)
       const env = {
+        ...AGENT_ENV,
         SVC_NODE_NAME: n.name,
         SVC_ZONE: zone,
         SVC_POD_NAME: `svc-agent-${n.name}`,
         SVC_POD_IP: n.address,
       };
-      const args = [SVC_BIN, "agent", "--config", file];
+      const args = [...AGENT_NODE_FLAGS, SVC_BIN, "agent", "--config", file];
       if (!this.netns) args.push("--lab-advertise", n.address);
       const proc = this.netns
         ? startProcess(n.name, "ip", ["netns", "exec", n.namespace, process.execPath, ...args], {

@@ -89,8 +89,6 @@ export interface NativeBinding {
   close(h: NativeHandle): void;
   interfaceMtu(family: 4 | 6, address: string): number;
   icmpDgramAllowed(family: 4 | 6): boolean;
-  tuneMalloc(arenaMax: number, mmapThreshold: number): boolean;
-  releaseExecutablePages(): number;
 }
 
 // Resolved through the package (not relative to this file) so a bundled agent finds the addon too.

@@ -727,7 +727,6 @@ static napi_value init(napi_env env, napi_value exports) {
   EXPORT("interfaceMtu", js_interface_mtu);
   EXPORT("icmpDgramAllowed", js_icmp_allowed);
   register_tcp_probe(env, exports);
-  register_memory_policy(env, exports);
   return exports;
 }
 

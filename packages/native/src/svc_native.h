@@ -15,6 +15,4 @@ int make_addr(int family, const char *addr, int port, struct sockaddr_storage *s
 void export_function(napi_env env, napi_value exports, const char *name, napi_callback fn);
 // Adds tcpProbe / tcpProbeAbort to exports (tcp_probe.c).
 void register_tcp_probe(napi_env env, napi_value exports);
-// Adds tuneMalloc / releaseExecutablePages to exports (memory_policy.c).
-void register_memory_policy(napi_env env, napi_value exports);
 #endif
