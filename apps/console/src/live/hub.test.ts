@@ -10,8 +10,8 @@ import { type LiveClient, LiveHub, WS_IDLE_RUN_TOPICS } from "./hub.ts";
 class FakeClient implements LiveClient {
   bufferedAmount = 0;
   readonly got: WsServerMessage[] = [];
-  send(frame: string): void {
-    this.got.push(JSON.parse(frame) as WsServerMessage);
+  send(frame: Buffer): void {
+    this.got.push(JSON.parse(frame.toString()) as WsServerMessage);
   }
   take(): WsServerMessage[] {
     return this.got.splice(0);
@@ -187,4 +187,24 @@ test("a publication goes through the bus when there is one", () => {
   hub.publish("live", ev("a1"));
   assert.deepEqual(sent, ["live"]);
   assert.equal(hub.subscribers("live"), 0);
+});
+
+test("a replay may queue up to the replay bound; live events after it keep the tighter bound", () => {
+  const hub = new LiveHub({ replicaId: "r1", slowBytes: 1000, replayBytes: 100_000 });
+  for (let i = 1; i <= 20; i++) hub.event(ev(`e${i}`));
+  const c = new FakeClient();
+  const send = c.send.bind(c);
+  c.send = (frame: Buffer) => {
+    c.bufferedAmount += frame.length;
+    send(frame);
+  };
+  hub.attach(c);
+  hub.subscribe(c, { type: "subscribe", topic: "live", since: 0, replica: "r1" });
+  assert.ok(c.bufferedAmount > 1000);
+  assert.equal(c.take().filter((m) => m.type === "event").length, 20);
+  hub.event(ev("e21"));
+  assert.deepEqual(c.take(), []);
+  c.bufferedAmount = 0;
+  hub.event(ev("e22"));
+  assert.deepEqual(seqs(c.take()), ["gap 21-21 slow-consumer", 22]);
 });

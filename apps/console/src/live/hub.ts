@@ -1,7 +1,7 @@
 /**
  * LiveHub: the live fan-out of one console replica (spec §6.2). Topics `live`, `topology`, `matrix` and
  * `run:{id}`; each has a sequence number (+1 per event), a replay ring of the newest WS_REPLAY_RING frames and the
- * clients holding it. Every frame is serialized once and handed to each client as the same string.
+ * clients holding it. Every frame is serialized once (UTF-8 bytes) and handed to each client as the same buffer.
  *
  * Where events come from:
  * - `event()` / `fed()` / `missed()` (FeedSink): the controller stream this replica ingests itself. Every replica
@@ -32,11 +32,17 @@ import { ReplayRing } from "./replay-ring.ts";
 export interface LiveClient {
   /** bytes queued on the socket and not yet written to the kernel */
   readonly bufferedAmount: number;
-  send(frame: string): void;
+  /** one text message (UTF-8) */
+  send(frame: Buffer): void;
 }
 
-/** Bytes queued on a socket above which its events are skipped (and a slow-consumer gap sent later). */
-export const WS_SLOW_CONSUMER_BYTES = 1024 * 1024;
+/**
+ * Bytes queued on a socket above which its events are skipped (and a slow-consumer gap sent later): about 0.2 s
+ * of a 1,000 events/s feed, and at most 64 MiB over 1,024 sockets.
+ */
+export const WS_SLOW_CONSUMER_BYTES = 64 * 1024;
+/** The same bound while replaying a resumed subscription (a full ring of ordinary events fits). */
+export const WS_REPLAY_BYTES = 2 * 1024 * 1024;
 /** Run topics kept (ring and sequence) without a subscriber; the least recently used beyond are forgotten. */
 export const WS_IDLE_RUN_TOPICS = 256;
 
@@ -69,6 +75,8 @@ export interface LiveHubOptions {
   ringSize?: number;
   /** slow-consumer bound in bytes (default WS_SLOW_CONSUMER_BYTES) */
   slowBytes?: number;
+  /** the bound while replaying (default WS_REPLAY_BYTES, at least slowBytes) */
+  replayBytes?: number;
 }
 
 /** A new replica id: random, per process lifetime (a restarted console is another replica for cursors). */
@@ -76,8 +84,8 @@ export function newReplicaId(): string {
   return randomBytes(9).toString("base64url");
 }
 
-function frame(msg: WsServerMessage): string {
-  return JSON.stringify(msg);
+function frame(msg: WsServerMessage): Buffer {
+  return Buffer.from(JSON.stringify(msg));
 }
 
 /** The live fan-out of one replica; also the FeedSink the event ingester hands events to. */
@@ -85,6 +93,7 @@ export class LiveHub implements FeedSink {
   readonly replicaId: string;
   private readonly ringSize: number;
   private readonly slowBytes: number;
+  private readonly replayBytes: number;
   private readonly topics = new Map<string, TopicState>();
   private readonly clients = new Map<LiveClient, Set<string>>();
   private status: { fed: boolean; since: string | null } = { fed: false, since: null };
@@ -95,6 +104,7 @@ export class LiveHub implements FeedSink {
     this.replicaId = opts.replicaId ?? newReplicaId();
     this.ringSize = opts.ringSize ?? WS_REPLAY_RING;
     this.slowBytes = opts.slowBytes ?? WS_SLOW_CONSUMER_BYTES;
+    this.replayBytes = Math.max(this.slowBytes, opts.replayBytes ?? WS_REPLAY_BYTES);
   }
 
   /** Routes `publish` through `bus` (which calls deliver() here); without one, publish delivers here only. */
@@ -219,7 +229,8 @@ export class LiveHub implements FeedSink {
       } else if (since < t.seq) {
         const oldest = t.ring.oldest() ?? t.seq + 1;
         if (since + 1 < oldest) this.gap(client, t.name, since + 1, oldest - 1, "beyond-ring");
-        for (const e of t.ring.after(since)) this.sendTo(t, client, sub, e.frame, e.first, e.last);
+        for (const e of t.ring.after(since))
+          this.sendTo(t, client, sub, e.frame, e.first, e.last, this.replayBytes);
       }
     }
     if (first) for (const fn of this.activeListeners) fn(t.name);
@@ -247,7 +258,7 @@ export class LiveHub implements FeedSink {
     return { type: "status", ...this.status };
   }
 
-  private statusFrame(): string {
+  private statusFrame(): Buffer {
     return frame(this.statusMessage());
   }
 
@@ -260,16 +271,17 @@ export class LiveHub implements FeedSink {
     t: TopicState,
     client: LiveClient,
     sub: Subscription,
-    f: string,
+    f: Buffer,
     first: number,
     last: number,
+    bound = this.slowBytes,
   ): void {
     if (sub.lagFrom !== undefined) this.recover(t, client, sub);
     if (sub.lagFrom !== undefined) {
       sub.lagTo = last;
       return;
     }
-    if (client.bufferedAmount > this.slowBytes) {
+    if (client.bufferedAmount > bound) {
       sub.lagFrom = first;
       sub.lagTo = last;
       return;

@@ -14,8 +14,8 @@ import { ManualTicker } from "./ticker.ts";
 class FakeClient implements LiveClient {
   bufferedAmount = 0;
   readonly got: WsServerMessage[] = [];
-  send(frame: string): void {
-    this.got.push(JSON.parse(frame) as WsServerMessage);
+  send(frame: Buffer): void {
+    this.got.push(JSON.parse(frame.toString()) as WsServerMessage);
   }
 }
 

@@ -8,7 +8,7 @@
 export interface RingEntry {
   first: number;
   last: number;
-  frame: string;
+  frame: Buffer;
 }
 
 /** A fixed-capacity ring of frames, oldest evicted first. */

@@ -104,12 +104,16 @@ class Connection implements LiveClient {
     return this.ws.bufferedAmount;
   }
 
-  send(frame: string): void {
-    if (this.ws.readyState === this.ws.OPEN) this.ws.send(frame);
+  /**
+   * Sends one text message (the hub's shared buffer, never copied). Not corked per tick: measured slower
+   * (decisions.md, "Live fan-out").
+   */
+  send(frame: Buffer): void {
+    if (this.ws.readyState === this.ws.OPEN) this.ws.send(frame, { binary: false });
   }
 
   reply(msg: WsServerMessage): void {
-    this.send(JSON.stringify(msg));
+    this.send(Buffer.from(JSON.stringify(msg)));
   }
 }
 
