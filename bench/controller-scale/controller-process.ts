@@ -8,7 +8,11 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { stringify } from "yaml";
+import { MemoryCgroup } from "../lib/cgroup.ts";
 import { cpuMs, rss } from "../lib/proc.ts";
+
+/** The controller's cgroup memory limit here: high enough not to bind (the bench measures, the chart limits). */
+const CGROUP_LIMIT = 4 * 2 ** 30;
 
 const SVC_BIN = new URL("../../packages/cli/bin/svc.mjs", import.meta.url).pathname;
 
@@ -36,6 +40,8 @@ export class ControllerProcess {
   readonly #file: string;
   readonly #child: ChildProcess;
   readonly #settings: ControllerSettings;
+  /** the controller's own memory cgroup (undefined without root: RSS only) */
+  readonly cgroup: MemoryCgroup | undefined;
 
   private constructor(
     ports: [number, number, number],
@@ -48,11 +54,23 @@ export class ControllerProcess {
     this.#dir = mkdtempSync(join(tmpdir(), "svc-bench-ctl-"));
     this.#file = join(this.#dir, "controller.yaml");
     this.writeConfig(topology);
-    this.#child = spawn(
-      process.execPath,
-      [...nodeArgs, SVC_BIN, "controller", "--config", this.#file, "--allow-loopback-agents"],
-      { env: { ...process.env, SVC_EXIT_WITH_STDIN: "1" }, stdio: ["pipe", "inherit", "inherit"] },
-    );
+    // in a memory cgroup of its own from its first page (as root): the working set Kubernetes sees
+    const cg = MemoryCgroup.open(`controller-${ports[0]}`, CGROUP_LIMIT);
+    if (typeof cg === "string") process.stderr.write(`controller-scale: no cgroup (${cg}); RSS only\n`);
+    else this.cgroup = cg;
+    const args = [...nodeArgs, SVC_BIN, "controller", "--config", this.#file, "--allow-loopback-agents"];
+    const options = {
+      env: { ...process.env, SVC_EXIT_WITH_STDIN: "1" },
+      stdio: ["pipe", "inherit", "inherit"] as ("pipe" | "inherit")[],
+    };
+    this.#child = this.cgroup
+      ? this.cgroup.spawn(process.execPath, args, options)
+      : spawn(process.execPath, args, options);
+  }
+
+  /** Working set of the controller's cgroup (usage minus inactive file pages), bytes; NaN without a cgroup. */
+  workingSet(): number {
+    return this.cgroup?.memory().workingSet ?? Number.NaN;
   }
 
   /** Starts the controller (`nodeArgs`: flags for its node, e.g. a heap cap) and waits until its API answers. */
@@ -121,6 +139,7 @@ export class ControllerProcess {
     const timer = setTimeout(() => this.#child.kill("SIGKILL"), 10_000);
     await exited;
     clearTimeout(timer);
+    await this.cgroup?.remove();
     rmSync(this.#dir, { recursive: true, force: true });
   }
 }

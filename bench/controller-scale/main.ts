@@ -5,7 +5,14 @@
  * /api/v1/topology` latency (full mesh and sparse); live switch to sparse (until every agent has its plan); sparse
  * plan computation time (the planner the controller runs, timed here on the same fleet).
  *
- *   npm run bench -- controller-scale [--agents 1000,5000] [--channels 16] [--events 10] [--no-record]
+ *   npm run bench -- controller-scale [--agents 1000,5000] [--channels 16] [--events 10] [--mode full|sparse]
+ *                                     [--no-record]
+ *
+ * Memory: the controller runs in a memory cgroup of its own (as root); its working set (usage minus inactive file
+ * pages, what Kubernetes limits and evicts on) is the headline, RSS beside it. `--mode sparse` starts the
+ * controller on the sparse plan (each agent gets its planned peers, not the whole fleet: the way a fleet of
+ * 10,000 runs; the full mesh at 10,000 is 10^8 peer entries for the simulated fleet to hold): convergence is then
+ * "every agent has its plan" and the live switch to sparse is skipped.
  */
 import { loadavg } from "node:os";
 import { parseArgs } from "node:util";
@@ -22,6 +29,7 @@ const { values } = parseArgs({
     concurrency: { type: "string", default: "500" },
     /** --max-old-space-size for the controller's node, MiB (default: node's own) */
     "controller-heap": { type: "string" },
+    mode: { type: "string", default: "full" },
     "no-record": { type: "boolean", default: false },
   },
 });
@@ -30,6 +38,7 @@ const channels = Number(values.channels);
 const events = Number(values.events);
 const concurrency = Number(values.concurrency);
 const SPARSE = { ringDegree: 2, zoneChords: 2 };
+const startSparse = values.mode === "sparse";
 const MiB = 2 ** 20;
 
 const now = () => performance.now();
@@ -139,6 +148,10 @@ interface Result {
   rssPeak: number;
   /** highest sampled RSS (every 250 ms) per phase, in the order of the table row */
   rssPhases: number[];
+  wsSteady: number;
+  wsMax: number;
+  /** highest sampled working set per phase, as rssPhases */
+  wsPhases: number[];
   join: Propagation;
   leave: Propagation;
   topoFull: { p50: number; p99: number; bytes: number };
@@ -153,16 +166,27 @@ interface Result {
 
 async function runOne(n: number): Promise<Result> {
   const heap = values["controller-heap"];
-  const ctl = await ControllerProcess.start({ mode: "full" }, heap ? [`--max-old-space-size=${heap}`] : []);
+  const ctl = await ControllerProcess.start(
+    startSparse ? { mode: "sparse", sparse: SPARSE } : { mode: "full" },
+    heap ? [`--max-old-space-size=${heap}`] : [],
+  );
   const fleet = new SimFleet(`127.0.0.1:${ctl.grpcPort}`, channels);
   fleet.reserve(n + 2 * events + 16);
   let phaseMax = 0;
+  let wsPhaseMax = 0;
+  let wsMax = 0;
+  const wsPhases: number[] = [];
   const sampler = setInterval(() => {
     phaseMax = Math.max(phaseMax, ctl.rss().now);
+    const ws = ctl.workingSet();
+    wsPhaseMax = Math.max(wsPhaseMax, ws);
+    wsMax = Math.max(wsMax, ws);
   }, 250);
   const phase = (): number => {
     const max = Math.max(phaseMax, ctl.rss().now);
     phaseMax = 0;
+    wsPhases.push(Math.max(wsPhaseMax, ctl.workingSet()));
+    wsPhaseMax = 0;
     return max;
   };
   try {
@@ -175,8 +199,10 @@ async function runOne(n: number): Promise<Result> {
     const registered = now() - t0;
     console.log(`  ${n}: all registered in ${fmt(registered)}`);
     await until(
-      () => [...fleet.agents.values()].every((a) => a.count === n - 1),
-      "every agent holds the whole fleet",
+      startSparse
+        ? () => [...fleet.agents.values()].every((a) => a.sparse && a.planned > 0)
+        : () => [...fleet.agents.values()].every((a) => a.count === n - 1),
+      startSparse ? "every agent has its sparse plan" : "every agent holds the whole fleet",
       600_000,
     );
     const converged = now() - t0;
@@ -191,6 +217,7 @@ async function runOne(n: number): Promise<Result> {
     await sleep(10_000);
     const cpuSteadyPct = ((ctl.cpuMs() - c1) / (now() - s1)) * 100;
     const rssSteady = ctl.rss().now;
+    const wsSteady = ctl.workingSet();
     const rssIdle = phase();
 
     const join: Propagation = { latencies: [], messagesPerEvent: [], entriesPerEvent: [] };
@@ -208,13 +235,15 @@ async function runOne(n: number): Promise<Result> {
 
     // Live switch to sparse: every agent gets `sparse` and its plan.
     const ts = now();
-    ctl.reload({ mode: "sparse", sparse: SPARSE });
-    await until(
-      () => [...fleet.agents.values()].every((a) => a.sparse && a.planned > 0),
-      "every agent has its sparse plan",
-      120_000,
-    );
-    const sparseSwitch = now() - ts;
+    if (!startSparse) {
+      ctl.reload({ mode: "sparse", sparse: SPARSE });
+      await until(
+        () => [...fleet.agents.values()].every((a) => a.sparse && a.planned > 0),
+        "every agent has its sparse plan",
+        120_000,
+      );
+    }
+    const sparseSwitch = startSparse ? Number.NaN : now() - ts;
     const sparseJoin: Propagation = { latencies: [], messagesPerEvent: [], entriesPerEvent: [] };
     for (let e = 0; e < Math.min(events, 5); e++) {
       await propagate(fleet, `sjoin-${e}`, n + events + e, "join", sparseJoin);
@@ -234,6 +263,9 @@ async function runOne(n: number): Promise<Result> {
       rssSteady,
       rssPeak,
       rssPhases,
+      wsSteady,
+      wsMax,
+      wsPhases,
       join,
       leave,
       topoFull,
@@ -266,9 +298,21 @@ const rows: (string | number)[][] = [];
 const add = (label: string, target: string, cell: (r: Result) => string) =>
   rows.push([label, ...results.map(cell), target]);
 add("all registered (Register answered)", "< 30 s", (r) => fmt(r.registered));
-add("every agent holds the whole fleet", "", (r) => fmt(r.converged));
+add(startSparse ? "every agent has its sparse plan" : "every agent holds the whole fleet", "", (r) =>
+  fmt(r.converged),
+);
 add("controller CPU while registering (% of one core)", "", (r) => `${r.cpuRegisterPct.toFixed(0)} %`);
 add("controller CPU steady, heartbeats only", "", (r) => `${r.cpuSteadyPct.toFixed(1)} %`);
+add(
+  "controller working set steady / max (cgroup: usage minus inactive file)",
+  "<= 256 MiB at 5000, <= 512 MiB at 10000",
+  (r) => `${mib(r.wsSteady)} / ${mib(r.wsMax)} MiB`,
+);
+add(
+  "controller working set max: registering / steady / join+leave / topology / sparse switch+events / topology sparse",
+  "",
+  (r) => `${r.wsPhases.map(mib).join(" / ")} MiB`,
+);
 add(
   "controller RSS steady / peak (VmHWM)",
   "< 512 MiB",
@@ -310,7 +354,9 @@ add(
   (r) =>
     `${fmt(r.topoSparse.p50)} / ${fmt(r.topoSparse.p99)} (${(r.topoSparse.bytes / 1024).toFixed(0)} KiB)`,
 );
-add("live switch to sparse: every agent has its plan", "", (r) => fmt(r.sparseSwitch));
+add("live switch to sparse: every agent has its plan", "", (r) =>
+  Number.isNaN(r.sparseSwitch) ? "(started sparse)" : fmt(r.sparseSwitch),
+);
 add(
   "sparse plan: fresh / one join (median)",
   "< 100 ms",
@@ -330,8 +376,9 @@ const body = [
   `N simulated agents (Register, Heartbeat every 5 s, incremental WatchPeers) in the bench process over ${channels}`,
   `gRPC channels to a \`svc controller\` process on loopback; ${events} join + ${events} leave events per N, each`,
   `timed until every agent saw it (debounce 150 ms included); sparse: ringDegree ${SPARSE.ringDegree}, zoneChords`,
-  `${SPARSE.zoneChords}, 10 zones. CPU is the controller's own (/proc), % of one core; the machine's 2 cores are`,
-  `shared with the simulated fleet.${heapNote}`,
+  `${SPARSE.zoneChords}, 10 zones${startSparse ? " (the controller started on the sparse plan)" : ""}. CPU is the controller's own (/proc), % of one core; the machine's 2 cores are`,
+  `shared with the simulated fleet.${heapNote} Memory: the controller in a memory cgroup of its own; working set`,
+  "= usage minus inactive file pages (what Kubernetes limits on), sampled every 250 ms; RSS beside it.",
   "",
   `Load average (1 min) before / after: ${loadBefore.toFixed(1)} / ${(loadavg()[0] ?? 0).toFixed(1)} (other work on the`,
   "machine inflates every time here).",

@@ -96,6 +96,8 @@ export interface StartOptions {
   scrapeSeconds: number;
   node?: string;
   cgroupName: string;
+  /** the cgroup's memory limit (default the chart's 128 MiB; a profiled agent writing a heap snapshot needs more) */
+  limitBytes?: number;
 }
 
 export class AgentUnderTest {
@@ -143,7 +145,7 @@ export class AgentUnderTest {
   }
 
   static async #start(o: StartOptions): Promise<AgentUnderTest> {
-    const cgroup = MemoryCgroup.open(o.cgroupName, AGENT_CGROUP_LIMIT);
+    const cgroup = MemoryCgroup.open(o.cgroupName, o.limitBytes ?? AGENT_CGROUP_LIMIT);
     if (typeof cgroup === "string") throw new Error(cgroup);
     const controller = new Controller({
       config: testConfig({ agentTtl: 3_600_000 }),

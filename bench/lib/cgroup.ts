@@ -111,12 +111,11 @@ export class MemoryCgroup {
   }
 
   /**
-   * Moves a running process (all its threads) into the cgroup. On v1 its charges move with it
-   * (memory.move_charge_at_immigrate: anonymous pages and file pages only it maps); v2 moves no charges, so
-   * adopt a process right after starting it.
+   * Moves a running process (all its threads) into the cgroup. What it allocated before stays charged where it
+   * was (v2 never moves charges; v1's memory.move_charge_at_immigrate is gone from recent kernels): prefer
+   * `spawn`, which starts the process inside.
    */
   adopt(pid: number): void {
-    if (this.version === 1) writeFileSync(join(this.#dir, "memory.move_charge_at_immigrate"), "3");
     writeFileSync(join(this.#dir, "cgroup.procs"), String(pid));
   }
 

@@ -14,12 +14,11 @@ interface ProfileNode {
 
 /**
  * Self time by function (top `top`, % of the non-idle samples), GC and "(program)" (V8 and native code outside
- * JavaScript) included, over the samples taken from `fromMs` to `toMs` after the profile started.
+ * JavaScript) included, over the last `spanMs` of the profile before it ended or a heap snapshot began.
  */
 export function summarizeCpuProfile(
   file: string,
-  fromMs: number,
-  toMs: number,
+  spanMs: number,
   top = 15,
 ): { rows: [string, string][]; busyMs: number; spanMs: number } {
   const p = JSON.parse(readFileSync(file, "utf8")) as {
@@ -33,14 +32,25 @@ export function summarizeCpuProfile(
     const where = url === "" ? "" : ` ${basename(url)}:${lineNumber + 1}`;
     keyOf.set(n.id, `${functionName || "(anonymous)"}${where}`);
   }
-  const hits = new Map<string, number>();
+  // the span ends at the profile's end or at a heap snapshot's start, whichever is first
+  const at: number[] = [];
   let t = 0;
+  let endUs = Number.POSITIVE_INFINITY;
+  for (const [i, id] of p.samples.entries()) {
+    t += p.timeDeltas[i] ?? 0;
+    at.push(t);
+    if (endUs === Number.POSITIVE_INFINITY && (keyOf.get(id) ?? "").startsWith("writeHeapSnapshot"))
+      endUs = t;
+  }
+  if (endUs === Number.POSITIVE_INFINITY) endUs = t;
+  const fromUs = endUs - spanMs * 1000;
+  const hits = new Map<string, number>();
   let busy = 0;
   let busyUs = 0;
   for (const [i, id] of p.samples.entries()) {
     const dt = p.timeDeltas[i] ?? 0;
-    t += dt;
-    if (t < fromMs * 1000 || t > toMs * 1000) continue;
+    const ts = at[i] ?? 0;
+    if (ts < fromUs || ts >= endUs) continue;
     const key = keyOf.get(id) ?? "?";
     if (key === "(idle)") continue;
     busy++;
@@ -51,7 +61,7 @@ export function summarizeCpuProfile(
     .sort((a, b) => b[1] - a[1])
     .slice(0, top)
     .map(([k, h]): [string, string] => [k, `${((100 * h) / Math.max(1, busy)).toFixed(1)} %`]);
-  return { rows, busyMs: busyUs / 1000, spanMs: toMs - fromMs };
+  return { rows, busyMs: busyUs / 1000, spanMs };
 }
 
 /** Self size by node type, and by constructor/name within objects, closures, code and strings (top `top`). */

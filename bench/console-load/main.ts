@@ -1,0 +1,222 @@
+/**
+ * console-load: `svc console` (PGlite store, as the lab runs it) under 50 concurrent clients reading the fleet
+ * routes (overview, matrix, topology, one node) and the settings routes (console config, users, tokens, RBAC
+ * roles and bindings) for 60 s, measured from outside: requests/s, latency p50/p99 per route group and overall
+ * (timed in this process, from sending a request to the end of its body), errors; the console's working set
+ * (its own memory cgroup: usage minus inactive file pages) and CPU before, during and after the load.
+ *
+ *   npm run bench -- console-load [--clients 50] [--seconds 60] [--agents 3]
+ *
+ * The lab (controller, agents on loopback, Prometheus scraping every 5 s, console) runs first for a warm-up of
+ * 20 s so the fleet routes have data. Each client is a closed loop (the next request when the previous answered)
+ * over the routes in turn, all on one signed-in administrator session. The load generator shares the machine's
+ * 2 cores with the console: the latency includes its own event-loop lag.
+ */
+import type { ChildProcess } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { createServer } from "node:net";
+import { loadavg, tmpdir } from "node:os";
+import { join } from "node:path";
+import { parseArgs } from "node:util";
+import { Lab } from "@svc/lab";
+import { stringify } from "yaml";
+import { MemoryCgroup, mib } from "../lib/cgroup.ts";
+import { cpuMs, rss } from "../lib/proc.ts";
+import { median, quantile, record, table } from "../lib/report.ts";
+
+const { values } = parseArgs({
+  options: {
+    clients: { type: "string", default: "50" },
+    seconds: { type: "string", default: "60" },
+    agents: { type: "string", default: "3" },
+  },
+});
+const clients = Number(values.clients);
+const SVC_BIN = new URL("../../packages/cli/bin/svc.mjs", import.meta.url).pathname;
+
+async function freePort(): Promise<number> {
+  const srv = createServer();
+  await new Promise<void>((r) => srv.listen(0, "127.0.0.1", r));
+  const addr = srv.address();
+  await new Promise((r) => srv.close(r));
+  return typeof addr === "object" && addr ? addr.port : 0;
+}
+const seconds = Number(values.seconds);
+
+const lab = new Lab({
+  agents: Number(values.agents),
+  netns: false,
+  console: false,
+  log: (l) => console.log(`lab: ${l}`),
+});
+let cg: MemoryCgroup | undefined;
+let child: ChildProcess | undefined;
+const dir = mkdtempSync(join(tmpdir(), "svc-bench-console-"));
+try {
+  await lab.start();
+  // the console as the lab starts it (PGlite, bootstrap admin), but in a memory cgroup of its own from its first
+  // page: the lab's own console would share the bench's cgroup (charges do not move with a process here)
+  const opened = MemoryCgroup.open("console", 4 * 2 ** 30);
+  if (typeof opened === "string") throw new Error(`console-load needs a memory cgroup (root): ${opened}`);
+  cg = opened;
+  const [httpPort, metricsPort] = [await freePort(), await freePort()];
+  const password = randomBytes(12).toString("base64url");
+  writeFileSync(join(dir, "admin-password"), `${password}\n`, { mode: 0o600 });
+  writeFileSync(
+    join(dir, "console.yaml"),
+    stringify({
+      httpPort,
+      metricsPort,
+      controller: { url: lab.controllerUrl },
+      auth: {
+        mode: "local",
+        local: { bootstrapAdmin: "admin", bootstrapPasswordFile: join(dir, "admin-password") },
+      },
+      database: { url: `pglite:${join(dir, "console-db")}` },
+      ...(lab.prometheusUrl ? { prometheus: { url: lab.prometheusUrl } } : {}),
+    }),
+  );
+  child = cg.spawn(process.execPath, [SVC_BIN, "console", "--config", join(dir, "console.yaml")], {
+    env: { ...process.env, SVC_EXIT_WITH_STDIN: "1" },
+    stdio: ["pipe", "ignore", "inherit"],
+  });
+  const pid = child.pid ?? 0;
+  const base = `http://127.0.0.1:${httpPort}`;
+  for (let i = 0; ; i++) {
+    try {
+      if ((await fetch(`${base}/readyz`)).ok) break;
+    } catch {
+      // not listening yet
+    }
+    if (i > 600 || child.exitCode !== null) throw new Error("console did not become ready in 60 s");
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  const login = await fetch(`${base}/api/v1/auth/login`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ username: "admin", password }),
+  });
+  if (login.status !== 200) throw new Error(`sign-in: ${login.status}`);
+  const cookie = login.headers
+    .getSetCookie()
+    .map((l) => l.split(";")[0])
+    .join("; ");
+  const node = lab.nodes[0]?.name ?? "node-1";
+  const routes: [group: string, path: string][] = [
+    ["fleet", "/api/v1/fleet/overview"],
+    ["fleet", "/api/v1/fleet/matrix?protocol=tcp"],
+    ["fleet", "/api/v1/fleet/topology"],
+    ["fleet", `/api/v1/fleet/nodes/${node}`],
+    ["settings", "/api/v1/config"],
+    ["settings", "/api/v1/users"],
+    ["settings", "/api/v1/tokens"],
+    ["settings", "/api/v1/rbac/roles"],
+    ["settings", "/api/v1/rbac/bindings"],
+  ];
+  for (const [, path] of routes) {
+    const r = await fetch(`${base}${path}`, { headers: { cookie } });
+    if (r.status !== 200) throw new Error(`GET ${path}: ${r.status} ${(await r.text()).slice(0, 200)}`);
+    await r.arrayBuffer();
+  }
+  console.log("console-load: warm-up 20 s (Prometheus scrapes the agents)");
+  await new Promise((r) => setTimeout(r, 20_000));
+
+  const idle = cg.memory();
+  const idleRss = rss(pid);
+  const loadStart = loadavg().map((x) => x.toFixed(2));
+  const times = new Map<string, number[]>([
+    ["fleet", []],
+    ["settings", []],
+  ]);
+  const errors = new Map<string, number>();
+  const ws: number[] = [];
+  const cpuRates: number[] = [];
+  let prevCpu = cpuMs(pid);
+  let prevT = performance.now();
+  const sampler = setInterval(() => {
+    if (!cg) return;
+    ws.push(cg.memory().workingSet);
+    const c = cpuMs(pid);
+    const t = performance.now();
+    cpuRates.push((c - prevCpu) / (t - prevT));
+    prevCpu = c;
+    prevT = t;
+  }, 1000);
+  const t0 = performance.now();
+  const end = t0 + seconds * 1000;
+  await Promise.all(
+    Array.from({ length: clients }, async (_, k) => {
+      for (let i = k; performance.now() < end; i++) {
+        const [group, path] = routes[i % routes.length]!;
+        const s = performance.now();
+        try {
+          const r = await fetch(`${base}${path}`, {
+            headers: { cookie },
+            signal: AbortSignal.timeout(30_000),
+          });
+          await r.arrayBuffer();
+          times.get(group)!.push(performance.now() - s);
+          if (r.status !== 200)
+            errors.set(`${path} ${r.status}`, (errors.get(`${path} ${r.status}`) ?? 0) + 1);
+        } catch (err) {
+          const key = `${path} ${(err as Error).name}`;
+          errors.set(key, (errors.get(key) ?? 0) + 1);
+        }
+      }
+    }),
+  );
+  const elapsed = (performance.now() - t0) / 1000;
+  clearInterval(sampler);
+  const peakRss = rss(pid).peak;
+  await new Promise((r) => setTimeout(r, 10_000));
+  const after = cg.memory();
+  const all = [...times.values()].flat();
+  const row = (name: string, xs: number[]) => [
+    name,
+    xs.length,
+    (xs.length / elapsed).toFixed(0),
+    quantile(xs, 0.5).toFixed(1),
+    quantile(xs, 0.99).toFixed(1),
+    Math.max(...xs).toFixed(1),
+  ];
+  const errorText =
+    errors.size === 0
+      ? "0 errors"
+      : `errors: ${[...errors.entries()].map(([k, v]) => `${k} x${v}`).join(", ")}`;
+  record(
+    "console-load",
+    `${clients} clients (closed loops, one administrator session), ${seconds} s, over ${routes.length} routes in turn: fleet (${routes
+      .filter(([g]) => g === "fleet")
+      .map(([, p]) => p)
+      .join(", ")}) and settings (${routes
+      .filter(([g]) => g === "settings")
+      .map(([, p]) => p)
+      .join(
+        ", ",
+      )}); lab of ${lab.nodes.length} agents on loopback, Prometheus scraping every 5 s, console on PGlite (started by the bench as the lab starts it, without the controller's event stream). Latency measured in the load generator (this process, on the same 2 cores). The console in a memory cgroup of its own (cgroup v${cg.version}); working set = usage minus inactive file pages. Load average (1/5/15 min) at start ${loadStart.join(" / ")}, at end ${loadavg()
+      .map((x) => x.toFixed(2))
+      .join(" / ")}.\n\n${table(
+      ["routes", "requests", "req/s", "p50 ms", "p99 ms", "max ms"],
+      [row("fleet", times.get("fleet")!), row("settings", times.get("settings")!), row("all", all)],
+    )}\n\n${errorText}.\n\n${table(
+      ["console memory", "idle (before)", "under load: median / max", "10 s after"],
+      [
+        [
+          "working set MiB",
+          mib(idle.workingSet),
+          `${mib(median(ws))} / ${mib(Math.max(...ws))}`,
+          mib(after.workingSet),
+        ],
+        ["cgroup usage MiB", mib(idle.usage), "", mib(after.usage)],
+        ["RSS MiB (secondary)", mib(idleRss.now), `peak (VmHWM) ${mib(peakRss)}`, mib(rss(pid).now)],
+      ],
+    )}\n\nConsole CPU under load: ${(median(cpuRates) * 100).toFixed(0)} % of one core (median of 1 s samples).`,
+  );
+} finally {
+  child?.kill("SIGTERM");
+  await lab.stop();
+  await cg?.remove();
+  rmSync(dir, { recursive: true, force: true });
+}
+process.exit(0);
