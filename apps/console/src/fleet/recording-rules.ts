@@ -102,10 +102,13 @@ export function recordedReads(prefix: string, protocol: FleetProtocol): FleetRea
 
 const PROTOCOLS: readonly FleetProtocol[] = ["tcp", "udp", "icmp", "pmtu"];
 
+/** The reads a red cell waits on: evaluated every scrape (the latest results, and the latest loss gauge). */
+const NOW_READS: ReadonlySet<keyof FleetReads> = new Set(["failingNow", "recoveredNow", "lossNonzero"]);
+
 /**
- * The rule groups: `now` (the latest-results reads, evaluated every `fastSeconds`, the scrape interval: a red
- * cell waits at most one evaluation on top of the scrape) and `window` (the 5m/15m windows and presence, every
- * `slowSeconds`).
+ * The rule groups: `now` (the latest-results and latest-loss reads, evaluated every `fastSeconds`, the scrape
+ * interval: a red cell waits at most one evaluation on top of the scrape) and `window` (the 5m/15m windows and
+ * presence, every `slowSeconds`).
  */
 export function recordingRules(
   prefix: string,
@@ -126,7 +129,7 @@ export function recordingRules(
       const expr = raw[k];
       if (expr === undefined) continue;
       const rule = { record: recordName(prefix, p, k), expr };
-      (k === "failingNow" || k === "recoveredNow" ? now : window).push(rule);
+      (NOW_READS.has(k) ? now : window).push(rule);
     }
   }
   return [
