@@ -12,8 +12,13 @@ import type { ConsoleLogger } from "../log.ts";
 import type { LiveHub } from "./hub.ts";
 import { realTicker, type Ticker } from "./ticker.ts";
 
-/** Default period of matrix reads while someone holds the topic (the polling period it replaces). */
-export const MATRIX_PUSH_EVERY_MS = 15_000;
+/**
+ * Default period of matrix reads while someone holds the topic. The reads are served by FleetService's snapshot
+ * cache, which bounds what they cost Prometheus (a snapshot is recomputed at most every max(2 s, 2 x its compute
+ * time)); so the period only bounds how long a changed tier waits for its push after the snapshot saw it
+ * (bench/detection: with 15 s, a red cell reached the page 19 s after the API).
+ */
+export const MATRIX_PUSH_EVERY_MS = 2_000;
 /** Protocols pushed. */
 export const MATRIX_PUSH_PROTOCOLS: readonly FleetProtocol[] = ["tcp", "udp", "icmp", "pmtu"];
 
