@@ -98,18 +98,29 @@ export class RedisBus implements LiveBus {
   }
 }
 
-/** The bus for a replica: Redis when a shared store is given and subscribing works, else in-process (warned). */
+/**
+ * The bus for a replica: Redis when a shared store is given and subscribing works within `timeoutMs` (default
+ * 5 s), else in-process (warned).
+ */
 export async function openLiveBus(opts: {
   redis: Redis | undefined;
   prefix: string;
   replicaId: string;
   deliver: Deliver;
   log: ConsoleLogger;
+  timeoutMs?: number;
 }): Promise<LiveBus> {
   if (opts.redis) {
     const bus = new RedisBus(opts.redis, opts.prefix, opts.replicaId, opts.deliver, opts.log);
+    const timeoutMs = opts.timeoutMs ?? 5000;
+    let timer: NodeJS.Timeout | undefined;
     try {
-      await bus.start();
+      await Promise.race([
+        bus.start(),
+        new Promise<never>((_, reject) => {
+          timer = setTimeout(() => reject(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
+        }),
+      ]);
       return bus;
     } catch (e) {
       await bus.stop();
@@ -117,6 +128,8 @@ export async function openLiveBus(opts: {
         { err: String(e) },
         "live bus: shared store refused the subscription; in-process bus for this replica",
       );
+    } finally {
+      clearTimeout(timer);
     }
   }
   return new InProcessBus(opts.deliver);

@@ -142,6 +142,7 @@ export class LiveSocketServer {
   private readonly every: Ticker;
   private readonly stops: (() => void)[] = [];
   private server: Server | undefined;
+  private stopped = false;
   private readonly onUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer) =>
     this.upgrade(req, socket, head);
 
@@ -165,6 +166,7 @@ export class LiveSocketServer {
 
   /** Closes every socket (1001 going away) and stops serving upgrades. */
   close(): void {
+    this.stopped = true;
     this.server?.off("upgrade", this.onUpgrade);
     for (const stop of this.stops.splice(0)) stop();
     for (const c of this.conns) {
@@ -189,6 +191,10 @@ export class LiveSocketServer {
     this.deps.authenticate(req).then(
       (result) => {
         if (socket.destroyed) return;
+        if (this.stopped) {
+          socket.destroy();
+          return;
+        }
         const principal = result.principal;
         if (!principal) {
           const problem = result.problem;
