@@ -33,7 +33,7 @@ import { startExporter } from "../../apps/console/src/fleet/testdata/exposition.
 import { ensureWebBuilt, launchChromium, startWebConsole } from "../../test/e2e/web-harness.ts";
 import { median, record, table } from "../lib/report.ts";
 import { firstPaints } from "./first-paint.ts";
-import { fleetController, fleetExposition } from "./synthetic-fleet.ts";
+import { fleetController, fleetExposition, nodeName } from "./synthetic-fleet.ts";
 
 const SIZES = process.argv
   .slice(2)
@@ -51,6 +51,7 @@ interface Row {
   recorded: number;
   evalNow: number;
   evalWindow: number;
+  red: number;
   age: number;
   paint: number;
   render: number;
@@ -75,7 +76,7 @@ async function until(what: string, fn: () => Promise<boolean>, timeoutMs: number
 
 async function measure(n: number): Promise<Row> {
   const controller = await fleetController(n);
-  const { render, series } = fleetExposition(n);
+  const { render, series, outage } = fleetExposition(n);
   const exporter = await startExporter(render);
   const dir = mkdtempSync(join(tmpdir(), "svc-bench-matrix-"));
   const prom = await startPrometheus({
@@ -171,9 +172,24 @@ async function measure(n: number): Promise<Row> {
         return browser.close();
       },
     );
+    // time to red at this size: node-0001 -> node-0002 goes down from the next scrape; the console's matrix API
+    // (the snapshot the Matrix page reads and the matrix topic pushes) is polled until the cell is failing
+    outage(1, 2);
+    const t0 = performance.now();
+    let red = Number.POSITIVE_INFINITY;
+    while (performance.now() - t0 < 300_000) {
+      const g = (await (await fetch(`${url}&layout=grid`)).json()) as FleetMatrixGrid;
+      const cell = fromGrid(g).find((c) => c.source === nodeName(1) && c.destination === nodeName(2));
+      if (cell?.tier === "failing") {
+        red = performance.now() - t0;
+        break;
+      }
+      await new Promise((r) => setTimeout(r, 250));
+    }
     return {
       n,
       compute,
+      red,
       raw,
       recorded,
       evalNow: evals.now,
@@ -230,6 +246,7 @@ const body = table(
     "compute ms (no snapshot)",
     "refresh ms raw / recorded",
     "rule eval s: now / window",
+    "outage -> failing in the matrix API s",
     "snapshot age s (median)",
     "API median ms (min-max), grid",
     "API x ref",
@@ -245,6 +262,7 @@ const body = table(
     r.compute.toFixed(0),
     `${r.raw.toFixed(0)} / ${r.recorded.toFixed(0)}`,
     `${r.evalNow.toFixed(2)} / ${r.evalWindow.toFixed(2)}`,
+    (r.red / 1000).toFixed(1),
     (r.age / 1000).toFixed(1),
     `${r.ms.toFixed(0)} (${r.spread})`,
     (r.ms / ref).toFixed(1),
@@ -262,7 +280,9 @@ report(
     `PromQL and the join, reading the recording rules' series since Prometheus holds them). Refresh raw / ` +
     `recorded: the same fleet-wide read from raw series and from the recorded ones (median of 3); rule eval: ` +
     `Prometheus's own evaluation time of the two rule groups (now: every ${SCRAPE_S}s; window: every ` +
-    `${Math.max(15, SCRAPE_S)}s), median of 3. API median: ${RUNS} GETs of the grid layout (what the web app asks for; the cells layout's size is shown too) to a console started after that compute (it warms the TCP ` +
+    `${Math.max(15, SCRAPE_S)}s), median of 3. Outage -> failing: one pair's exporter series turn into a total ` +
+    `outage from the next scrape; the console's matrix API polled every 250 ms until the cell is failing (goal: ` +
+    `scrape + 2 s, here ${SCRAPE_S + 2} s). API median: ${RUNS} GETs of the grid layout (what the web app asks for; the cells layout's size is shown too) to a console started after that compute (it warms the TCP ` +
     `matrix at start and keeps viewed matrices fresh in the background), once its snapshot holds the fleet's ` +
     `data; snapshot age: how old the figures served were. Chromium (headless, 1280x900, fresh context each; ` +
     `prometheus paused so its ingest does not share the 2 cores with the browser): median of ${PAINTS} loads of /matrix?protocol=tcp, ` +

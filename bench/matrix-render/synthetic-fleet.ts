@@ -1,8 +1,9 @@
 /**
  * A synthetic fleet of N agents for the matrix benchmark: registrations on a real controller, and the exposition
  * a fake exporter serves for the tcp matrix's families, N*(N-1) series per family:
- * - svc_tcp_results_total{result="success"} for every pair, plus {result="fail"} for 1% of pairs (half of their
- *   probes fail);
+ * - svc_tcp_results_total{result="success"} and {result="fail"} for every pair (as the agent exports both from a
+ *   peer's first result), the fail counter rising for 1% of pairs (half of their probes fail); `outage(s, d)`
+ *   turns one pair into a total outage from the next scrape on (its success counter stops, its fail counter rises);
  * - svc_tcp_connect_duration_seconds: the le="0.1" and le="+Inf" buckets and _count for every pair (the matrix's
  *   RTT test reads only le="0.1" and _count), every bucket for the 0.2% of pairs made slow (200 ms).
  * Leaving out the other 14 buckets of healthy pairs keeps 500 nodes within this machine's memory; it does not
@@ -42,7 +43,11 @@ export async function fleetController(n: number): Promise<Controller> {
 }
 
 /** The fleet's exposition renderer (scrape number -> text) and its series count. */
-export function fleetExposition(n: number): { render: (scrape: number) => string; series: number } {
+export function fleetExposition(n: number): {
+  render: (scrape: number) => string;
+  series: number;
+  outage: (source: number, destination: number) => void;
+} {
   const labels: string[] = [];
   const kinds: number[] = []; // 0 healthy, 1 failing, 2 slow
   let k = 0;
@@ -56,15 +61,26 @@ export function fleetExposition(n: number): { render: (scrape: number) => string
       k++;
     }
   let series = 0;
-  for (const kind of kinds) series += kind === 2 ? 18 : kind === 1 ? 5 : 4;
+  for (const kind of kinds) series += kind === 2 ? 19 : 5;
+  /** pair index -> scrape number from which it is down */
+  const down = new Map<number, number>();
+  let lastScrape = 0;
   const render = (scrape: number): string => {
+    lastScrape = scrape;
     const out: string[] = [];
     const c = scrape * 12;
     for (let i = 0; i < labels.length; i++) {
       const l = labels[i];
       const kind = kinds[i];
-      out.push(`svc_tcp_results_total{${l},result="success"} ${kind === 1 ? c / 2 : c}`);
-      if (kind === 1) out.push(`svc_tcp_results_total{${l},result="fail"} ${c / 2}`);
+      const from = down.get(i);
+      if (from !== undefined) {
+        const ok = (from - 1) * 12;
+        out.push(`svc_tcp_results_total{${l},result="success"} ${ok}`);
+        out.push(`svc_tcp_results_total{${l},result="fail"} ${c - ok}`);
+      } else {
+        out.push(`svc_tcp_results_total{${l},result="success"} ${kind === 1 ? c / 2 : c}`);
+        out.push(`svc_tcp_results_total{${l},result="fail"} ${kind === 1 ? c / 2 : 0}`);
+      }
       const h = "svc_tcp_connect_duration_seconds";
       if (kind === 2) {
         for (const le of BUCKETS) out.push(`${h}_bucket{${l},le="${le}"} ${le >= 0.2 ? c : 0}`);
@@ -74,5 +90,9 @@ export function fleetExposition(n: number): { render: (scrape: number) => string
     out.push("");
     return out.join("\n");
   };
-  return { render, series };
+  const outage = (source: number, destination: number): void => {
+    const index = source * (n - 1) + (destination < source ? destination : destination - 1);
+    down.set(index, lastScrape + 1);
+  };
+  return { render, series, outage };
 }
