@@ -14,10 +14,16 @@
  */
 import { parseArgs } from "node:util";
 import { recordingRulesYaml } from "@svc/console/recording-rules";
-import type { FleetPair, FleetTier } from "@svc/contract";
+import type { FleetTier } from "@svc/contract";
 import { type Fault, Lab } from "@svc/lab";
-import type { Page } from "playwright-core";
 import { launchChromium } from "../../test/e2e/web-harness.ts";
+import {
+  cellTier,
+  labConsoleCookie,
+  labMatrixPage,
+  msUntil,
+  pairTier,
+} from "../../test/helpers/lab-tiers.ts";
 import { median, record, table } from "../lib/report.ts";
 
 const { values } = parseArgs({
@@ -62,37 +68,8 @@ const rank: Record<FleetTier, number> = {
   degraded: 4,
   failing: 5,
 };
-
-async function apiTier(
-  cookie: string,
-  s: string,
-  d: string,
-  protocol: "tcp" | "udp",
-): Promise<FleetTier | undefined> {
-  const res = await fetch(`${lab.consoleUrl}/api/v1/fleet/pairs/${s}/${d}?window=15m`, {
-    headers: { cookie },
-  });
-  if (res.status !== 200) return undefined;
-  return ((await res.json()) as FleetPair).protocols[protocol].tier;
-}
-
-async function pageTier(page: Page, s: string, d: string): Promise<FleetTier | undefined> {
-  const a = page.locator(`a[data-source="${s}"][data-destination="${d}"]`);
-  return ((await a.getAttribute("data-tier", { timeout: 1000 }).catch(() => null)) ?? undefined) as
-    | FleetTier
-    | undefined;
-}
-
-/** ms from now until `read` satisfies `want` (polled every POLL_MS); Infinity past LIMIT_MS. */
-async function until(read: () => Promise<FleetTier | undefined>, want: Want): Promise<number> {
-  const t0 = performance.now();
-  while (performance.now() - t0 < LIMIT_MS) {
-    const t = await read().catch(() => undefined);
-    if (t !== undefined && want(t)) return performance.now() - t0;
-    await new Promise((r) => setTimeout(r, POLL_MS));
-  }
-  return Number.POSITIVE_INFINITY;
-}
+const until = (read: () => Promise<FleetTier | undefined>, want: Want) =>
+  msUntil(read, want, LIMIT_MS, POLL_MS);
 
 interface Case {
   name: string;
@@ -130,25 +107,9 @@ const cases: Case[] = [
 await lab.start();
 const browser = await launchChromium();
 try {
-  const admin = lab.consoleAdmin;
-  if (!lab.consoleUrl || !admin) throw new Error("the lab has no console");
-  const login = await fetch(`${lab.consoleUrl}/api/v1/auth/login`, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify(admin),
-  });
-  if (login.status !== 200) throw new Error(`sign-in: ${login.status} ${await login.text()}`);
-  const cookie = login.headers
-    .getSetCookie()
-    .map((c) => c.split(";")[0])
-    .join("; ");
-  const ctx = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-  const page = await ctx.newPage();
-  await page.goto(`${lab.consoleUrl}/sign-in`);
-  await page.getByLabel("Username").fill(admin.username);
-  await page.getByLabel("Password").fill(admin.password);
-  await page.getByRole("button", { name: "Sign in" }).click();
-  await page.waitForURL((u) => !u.pathname.startsWith("/sign-in"));
+  const cookie = await labConsoleCookie(lab);
+  const page = await labMatrixPage(lab, browser, "tcp");
+  const ctx = page.context();
   console.log(`detection: healthy warm-up ${warmupS} s (P=${P} s, S=${S} s)`);
   await new Promise((r) => setTimeout(r, warmupS * 1000));
   const rows: (string | number)[][] = [];
@@ -157,21 +118,23 @@ try {
     for (const c of cases) {
       await page.goto(`${lab.consoleUrl}/matrix?protocol=${c.page}`);
       const healthy = (t: FleetTier) => t === "healthy";
-      if ((await until(() => apiTier(cookie, c.s, c.d, c.protocol), healthy)) === Number.POSITIVE_INFINITY)
+      if (
+        (await until(() => pairTier(lab, cookie, c.s, c.d, c.protocol), healthy)) === Number.POSITIVE_INFINITY
+      )
         throw new Error(`${c.name}: not healthy before the fault`);
       // a random phase against the probe and scrape cycles
       await new Promise((r) => setTimeout(r, Math.random() * S * 1000));
       await lab.fault(c.fault);
       const [api, painted] = await Promise.all([
-        until(() => apiTier(cookie, c.s, c.d, c.protocol), c.red),
-        until(() => pageTier(page, c.s, c.d), c.red),
+        until(() => pairTier(lab, cookie, c.s, c.d, c.protocol), c.red),
+        until(() => cellTier(page, c.s, c.d), c.red),
       ]);
       await lab.heal();
       const out = c.out;
       const [apiHeal, pageHeal] = out
         ? await Promise.all([
-            until(() => apiTier(cookie, c.s, c.d, c.protocol), out),
-            until(() => pageTier(page, c.s, c.d), out),
+            until(() => pairTier(lab, cookie, c.s, c.d, c.protocol), out),
+            until(() => cellTier(page, c.s, c.d), out),
           ])
         : [Number.NaN, Number.NaN];
       const r = results.get(c.name) ?? { api: [], page: [], apiHeal: [], pageHeal: [] };
@@ -185,7 +148,7 @@ try {
           `heal API ${(apiHeal / 1000).toFixed(1)} s, page ${(pageHeal / 1000).toFixed(1)} s`,
       );
       // back to healthy before the next case (the 5-minute window must forget the fault)
-      await until(() => apiTier(cookie, c.s, c.d, c.protocol), healthy);
+      await until(() => pairTier(lab, cookie, c.s, c.d, c.protocol), healthy);
     }
   }
   const s = (xs: number[]) =>
