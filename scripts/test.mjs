@@ -32,6 +32,7 @@ if (selected.length === 0) {
 const res = spawnSync(
   process.execPath,
   ["--import", "tsx", "--test", "--test-concurrency=2", "--test-timeout=300000", ...passthrough, ...selected],
-  { stdio: "inherit" },
+  // `svc agent|controller|console` run their bundles unless told otherwise: tests run the sources they test
+  { stdio: "inherit", env: { ...process.env, SVC_FROM_SOURCES: process.env.SVC_FROM_SOURCES ?? "1" } },
 );
 process.exit(res.status ?? 1);

@@ -33,7 +33,7 @@ const { values } = parseArgs({
   },
 });
 const clients = Number(values.clients);
-const SVC_BIN = new URL("../../packages/cli/bin/svc.mjs", import.meta.url).pathname;
+const SVC_BIN = new URL("../../apps/cli/bin/svc.mjs", import.meta.url).pathname;
 
 async function freePort(): Promise<number> {
   const srv = createServer();

@@ -14,7 +14,7 @@ import { cpuMs, rss } from "../lib/proc.ts";
 /** The controller's cgroup memory limit here: high enough not to bind (the bench measures, the chart limits). */
 const CGROUP_LIMIT = 4 * 2 ** 30;
 
-const SVC_BIN = new URL("../../packages/cli/bin/svc.mjs", import.meta.url).pathname;
+const SVC_BIN = new URL("../../apps/cli/bin/svc.mjs", import.meta.url).pathname;
 
 async function freePort(): Promise<number> {
   const srv = createServer();

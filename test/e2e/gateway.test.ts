@@ -13,9 +13,9 @@ import { register, statusOf, TOKEN } from "../../apps/controller/src/gateway/tes
 import { type CertFiles, TestPki } from "../../apps/controller/src/gateway/testdata/test-pki.ts";
 import { testConfig } from "../../apps/controller/src/testing/test-config.ts";
 import { waitUntil } from "../../apps/controller/src/testing/wait-until.ts";
-import { parseArgs } from "../../packages/cli/src/args.ts";
-import { checkCommand } from "../../packages/cli/src/check-command.ts";
-import { captureIo } from "../../packages/cli/src/testdata/capture-io.ts";
+import { parseArgs } from "../../apps/cli/src/args.ts";
+import { checkCommand } from "../../apps/cli/src/check-command.ts";
+import { captureIo } from "../../apps/cli/src/testdata/capture-io.ts";
 import type { TlsFiles } from "../../packages/core/src/index.ts";
 import { createAgentServiceClient, grpc, type TopologySnapshot } from "../../packages/protocol/src/index.ts";
 import { needsBinary, skipUnless } from "../helpers/env.ts";

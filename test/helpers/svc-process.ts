@@ -1,5 +1,5 @@
 /**
- * Test helper: `svc controller`, `svc agent` and `svc console` as real processes (packages/cli/bin/svc.mjs) on
+ * Test helper: `svc controller`, `svc agent` and `svc console` as real processes (apps/cli/bin/svc.mjs) on
  * loopback ports chosen once, so a process killed with SIGKILL can be started again on the same ports. Output goes
  * to a log file in the process's directory (shown when a start fails). Processes run with SVC_EXIT_WITH_STDIN=1, so
  * nothing outlives the test process.
@@ -11,7 +11,7 @@ import { fileURLToPath } from "node:url";
 import { freePorts } from "@svc/lab";
 import { stringify } from "yaml";
 
-export const SVC_BIN = fileURLToPath(new URL("../../packages/cli/bin/svc.mjs", import.meta.url));
+export const SVC_BIN = fileURLToPath(new URL("../../apps/cli/bin/svc.mjs", import.meta.url));
 
 /** One svc process, restartable with the same arguments, config and ports. */
 export class SvcProcess {
@@ -24,6 +24,8 @@ export class SvcProcess {
     readonly args: readonly string[],
     readonly env: Record<string, string>,
     readonly dir: string,
+    /** the `svc` command to run (another tree's apps/cli/bin/svc.mjs in the bundle test) */
+    readonly bin: string = SVC_BIN,
   ) {
     mkdirSync(dir, { recursive: true });
     this.logFile = join(dir, `${name}.log`);
@@ -41,8 +43,9 @@ export class SvcProcess {
   spawn(): void {
     if (this.running) throw new Error(`${this.name} is running`);
     const log = createWriteStream(this.logFile, { flags: "a" });
-    const child = spawn(process.execPath, [SVC_BIN, ...this.args], {
-      env: { ...process.env, ...this.env, SVC_EXIT_WITH_STDIN: "1" },
+    // the sources under test, not a bundle that may be older, unless this.env says otherwise
+    const child = spawn(process.execPath, [this.bin, ...this.args], {
+      env: { ...process.env, SVC_FROM_SOURCES: "1", ...this.env, SVC_EXIT_WITH_STDIN: "1" },
       stdio: ["pipe", "pipe", "pipe"],
     });
     child.stdout?.pipe(log, { end: false });

@@ -1,22 +1,35 @@
 #!/usr/bin/env node
-// The `svc` command. `svc agent` runs the plain-JavaScript agent bundle when it is current (small footprint on
-// every node); everything else runs the TypeScript sources through tsx's loader, so no build step is needed.
-const AGENT_ARGS = process.argv.slice(3);
-if (process.argv[2] === "agent" && process.env.SVC_AGENT_FROM_SOURCE !== "1") {
-  const { agentBundleFresh, AGENT_BUNDLE } = await import("../../../scripts/agent-bundle.mjs");
-  if (agentBundleFresh()) {
-    process.argv = [process.argv[0], AGENT_BUNDLE, ...AGENT_ARGS];
-    await import(AGENT_BUNDLE);
-  } else {
-    await runFromSource();
-  }
-} else {
-  await runFromSource();
-}
+// The `svc` command. `svc agent`, `svc controller` and `svc console` run that binary's bundle
+// (apps/<name>/dist/<name>.mjs, plain JavaScript built by `npm run build`) and say so on stderr; nothing else is
+// consulted (no file times). Running a binary from its TypeScript sources is a developer switch: `--from-sources`
+// or SVC_FROM_SOURCES=1 (tests set it, so they run the code they test). The other commands (lab, topology, check)
+// always run the sources through tsx's loader, a dev dependency.
+import { existsSync } from "node:fs";
+import { fileURLToPath } from "node:url";
 
-async function runFromSource() {
+const BINARIES = ["agent", "controller", "console"];
+const argv = process.argv.slice(2);
+const fromSources = argv.includes("--from-sources") || process.env.SVC_FROM_SOURCES === "1";
+const args = argv.filter((a) => a !== "--from-sources");
+const cmd = args[0];
+
+if (BINARIES.includes(cmd) && !fromSources) {
+  const bundle = fileURLToPath(new URL(`../../${cmd}/dist/${cmd}.mjs`, import.meta.url));
+  if (!existsSync(bundle)) {
+    console.error(
+      `svc: ${bundle} is not built: run "npm run build", or run the TypeScript sources with --from-sources ` +
+        "(or SVC_FROM_SOURCES=1; needs the dev dependencies)",
+    );
+    process.exit(1);
+  }
+  console.error(`svc: running the ${cmd} bundle ${bundle}`);
+  process.argv = [process.argv[0], bundle, ...args.slice(1)];
+  await import(bundle);
+} else {
+  // a child started by the lab inherits the switch, so a lab run from sources runs every binary from sources
+  if (fromSources) process.env.SVC_FROM_SOURCES = "1";
   const { register } = await import("tsx/esm/api");
   register();
   const { main } = await import("../src/main.ts");
-  process.exit(await main(process.argv.slice(2)));
+  process.exit(await main(args));
 }

@@ -1,3 +1,4 @@
+import { recordingRulesYaml } from "@svc/console/recording-rules";
 import {
   allStates,
   destroyAllPathLabs,
@@ -14,7 +15,6 @@ import {
   readState,
   removeState,
 } from "@svc/lab";
-import { recordingRulesYaml } from "@svc/console/recording-rules";
 import { type Args, allowFlags, stringFlag, UsageError } from "./args.ts";
 import { onStopRequest } from "./stop-request.ts";
 

@@ -1,4 +1,4 @@
-import { type Args, allowFlags, parseArgs, stringFlag, UsageError } from "./args.ts";
+import { type Args, parseArgs, UsageError } from "./args.ts";
 import { CHECK_USAGE, checkCommand } from "./check-command.ts";
 import { LAB_USAGE, labCommand } from "./lab-command.ts";
 import { TOPOLOGY_USAGE, topologyCommand } from "./topology-command.ts";
@@ -9,6 +9,8 @@ usage:
   svc agent [--config FILE]        run an agent (config path also from SVC_CONFIG)
   svc controller [--config FILE]   run the controller
   svc console [--config FILE]      run the console
+                                   these three run their bundles (npm run build); --from-sources or
+                                   SVC_FROM_SOURCES=1 runs the TypeScript sources instead
   svc lab ...                      local cluster: controller, agents, Prometheus (svc lab --help)
   svc topology ...                 show the controller's topology
   svc check ...                    run a one-shot check through the controller
@@ -25,10 +27,18 @@ export async function main(argv: readonly string[]): Promise<number> {
   let args: Args;
   try {
     const cmd = argv[0];
+    // the binaries parse their own flags: the same code runs from their bundles (apps/cli/bin/svc.mjs)
     if (cmd === "agent") {
-      // the agent parses its own flags: the same code runs from the bundle (packages/cli/bin/svc.mjs)
       const { agentCommand } = await import("@svc/agent");
       return await agentCommand(argv.slice(1));
+    }
+    if (cmd === "controller") {
+      const { controllerCommand } = await import("@svc/controller");
+      return await controllerCommand(argv.slice(1));
+    }
+    if (cmd === "console") {
+      const { consoleCommand } = await import("@svc/console");
+      return await consoleCommand(argv.slice(1));
     }
     if (cmd === "lab" && argv[1] === "path") {
       // path labs parse their own words and flags
@@ -42,19 +52,6 @@ export async function main(argv: readonly string[]): Promise<number> {
       return cmd === undefined && !args.flags.has("help") ? 1 : 0;
     }
     switch (cmd) {
-      case "controller": {
-        allowFlags(args, ["config", "allow-loopback-agents"]);
-        const { runController } = await import("@svc/controller");
-        return await runController({
-          configPath: stringFlag(args, "config"),
-          allowLoopbackAgents: args.flags.has("allow-loopback-agents"),
-        });
-      }
-      case "console": {
-        allowFlags(args, ["config"]);
-        const { runConsole } = await import("@svc/console");
-        return await runConsole({ configPath: stringFlag(args, "config") });
-      }
       case "lab":
         if (args.flags.has("help")) {
           console.log(LAB_USAGE);

@@ -1,3 +1,4 @@
+export { CONSOLE_USAGE, consoleCommand } from "./cli.ts";
 export { loadConsoleConfig, parseConsoleConfig } from "./config/load.ts";
 export type { ConsoleConfig } from "./config/schema.ts";
 export { type RunConsoleOptions, runConsole } from "./main.ts";

@@ -1,5 +1,6 @@
 export { NOT_LEADER_BODY } from "./api/http-api.ts";
 export { topologyAgent, topologySnapshot } from "./api/topology.ts";
+export { CONTROLLER_USAGE, controllerCommand } from "./cli.ts";
 export { Controller, type ControllerOptions } from "./controller.ts";
 export { buildCheckResult, type CheckResult } from "./diagnostics/check-result.ts";
 export {

@@ -52,7 +52,8 @@ export interface LabNode {
   process: ManagedProcess;
 }
 
-const SVC_BIN = fileURLToPath(new URL("../../cli/bin/svc.mjs", import.meta.url));
+// spawned, never imported (packages never import apps): the `svc` command runs each binary
+const SVC_BIN = fileURLToPath(new URL("../../../apps/cli/bin/svc.mjs", import.meta.url));
 const DEFAULT_PROMETHEUS = "/usr/bin/prometheus";
 
 /** A local cluster: a controller, N agents, a DNS responder and (optionally) Prometheus. */

@@ -4,7 +4,7 @@ import { fileURLToPath } from "node:url";
 
 /** Test helper: the repository root and the `svc` command. */
 export const REPO = fileURLToPath(new URL("../../../", import.meta.url));
-export const SVC_BIN = fileURLToPath(new URL("../../../packages/cli/bin/svc.mjs", import.meta.url));
+export const SVC_BIN = fileURLToPath(new URL("../../../apps/cli/bin/svc.mjs", import.meta.url));
 /** Test helper: the cheapest lab: one agent in a namespace, no Prometheus, no console. */
 export const LAB_ARGS = ["lab", "--agents", "1", "--no-prometheus", "--no-console"];
 

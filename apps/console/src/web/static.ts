@@ -1,7 +1,7 @@
 /**
- * Serves the built web app (apps/web/dist) from the console's HTTP port: files under the build root as they are,
- * and index.html for every other GET outside /api/ and /ws, so client-side routes survive a reload. Unknown /api/
- * paths keep the console's JSON 404.
+ * Serves the built web app (apps/console/dist/web beside the bundle, apps/web/dist from the sources) from the
+ * console's HTTP port: files under the build root as they are, and index.html for every other GET outside /api/
+ * and /ws, so client-side routes survive a reload. Unknown /api/ paths keep the console's JSON 404.
  *
  * The file list is read once at registration: only files that were in the build are ever served (no path from a
  * request reaches the file system). index.html carries the auth mode in `<meta name="svc-auth-mode">`, because
@@ -40,12 +40,16 @@ export const WEB_CSP =
   "connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'; object-src 'none'";
 
 /**
- * The web app's build output in this source tree (apps/web/dist), or undefined when it was not built. A console
- * without it still serves its API; only the pages are missing.
+ * The built web app, or undefined when it was not built (a console without it still serves its API; only the pages
+ * are missing). Bundled (apps/console/dist/console.mjs, `npm run build`): the `web` directory beside the bundle.
+ * From the sources: the web app's own build output (apps/web/dist).
  */
 export function findWebRoot(): string | undefined {
-  const dir = fileURLToPath(new URL("../../../web/dist", import.meta.url));
-  return existsSync(join(dir, "index.html")) ? dir : undefined;
+  for (const rel of ["./web", "../../../web/dist"]) {
+    const dir = fileURLToPath(new URL(rel, import.meta.url));
+    if (existsSync(join(dir, "index.html"))) return dir;
+  }
+  return undefined;
 }
 
 interface WebFile {
