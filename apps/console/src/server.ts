@@ -19,6 +19,7 @@ import { addConsoleRoutes } from "./api/routes.ts";
 import { Authenticator, type AuthResult } from "./auth/authenticate.ts";
 import { clientAddress, parseCidrs } from "./auth/client-address.ts";
 import type { Principal } from "./auth/principal.ts";
+import { Operations } from "./checks/operations.ts";
 import type { ConsoleConfig } from "./config/schema.ts";
 import { InvalidInputError, UnavailableError } from "./errors.ts";
 import { EventHistory } from "./events/history.ts";
@@ -73,6 +74,8 @@ export class ConsoleServer {
   /** event history: controller stream ingestion, stored events and baselines (topologyAt), cluster events */
   readonly history: EventHistory;
   private readonly annotations: Annotations | undefined;
+  /** targets, check definitions, fan-out, runs (with a database) */
+  readonly operations: Operations | undefined;
 
   constructor(private readonly opts: ConsoleServerOptions) {
     this.config = opts.config;
@@ -102,6 +105,9 @@ export class ConsoleServer {
       kubeConfig: opts.events?.kubeConfig,
     });
     this.annotations = opts.db ? new Annotations(opts.db, this.now) : undefined;
+    this.operations = opts.db
+      ? new Operations({ config: this.config, db: opts.db, now: this.now, log: this.log })
+      : undefined;
     const pastTopology = (at: number) => this.history.topologyAt(at);
     this.fleet = new FleetService(opts.db ? { ...this.config, pastTopology } : this.config);
     this.authenticator = new Authenticator({
@@ -198,6 +204,7 @@ export class ConsoleServer {
       audit: (row) => this.audit(row),
       history: this.history,
       annotations: this.annotations,
+      operations: this.operations,
     });
     // GET /ws with `Upgrade: websocket` never reaches Fastify (live/socket-server.ts serves the upgrade)
     app.get("/ws", async () => {
@@ -302,6 +309,7 @@ export class ConsoleServer {
         this.storeState = "ready";
         this.startPurge();
         if (!this.stopping) this.history.start();
+        if (!this.stopping) this.operations?.start();
       },
       (e: unknown) => {
         this.storeState = "failed";
@@ -364,6 +372,7 @@ export class ConsoleServer {
     await Promise.allSettled([this.app.close(), this.metricsApp.close()]);
     await this.storeReady.catch(() => {});
     await this.history.stop();
+    await this.operations?.stop();
     await this.db?.close();
   }
 }

@@ -5,6 +5,7 @@
  */
 export * from "./annotations.ts";
 export * from "./auth.ts";
+export * from "./checks.ts";
 export * from "./console-config.ts";
 export { renderApiDocs, typeText } from "./docs.ts";
 export { consoleApiDocument, consoleApiMarkdown } from "./document.ts";
@@ -18,6 +19,7 @@ export * from "./rbac.ts";
 export * from "./route.ts";
 export { routes } from "./routes.ts";
 export * from "./strings.ts";
+export * from "./targets.ts";
 export * from "./tokens.ts";
 export * from "./users.ts";
 export * from "./ws.ts";

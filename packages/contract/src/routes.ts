@@ -1,12 +1,14 @@
 /** Every console route, in the order the docs list them. A route the console serves is declared here. */
 import * as annotations from "./annotations.ts";
 import * as auth from "./auth.ts";
+import * as checks from "./checks.ts";
 import * as config from "./console-config.ts";
 import * as events from "./events.ts";
 import * as fleet from "./fleet.ts";
 import * as probes from "./probes.ts";
 import * as rbac from "./rbac.ts";
 import type { RouteSpec } from "./route.ts";
+import * as targets from "./targets.ts";
 import * as tokens from "./tokens.ts";
 import * as users from "./users.ts";
 import * as ws from "./ws.ts";
@@ -54,5 +56,15 @@ export const routes: readonly RouteSpec[] = [
   annotations.createAnnotation,
   annotations.updateAnnotation,
   annotations.deleteAnnotation,
+  targets.listTargets,
+  targets.getTarget,
+  targets.createTarget,
+  targets.updateTarget,
+  targets.deleteTarget,
+  checks.listChecks,
+  checks.createCheck,
+  checks.projectCheck,
+  checks.updateCheck,
+  checks.deleteCheck,
   ws.openSocket,
 ];

@@ -2,6 +2,7 @@
 import { consoleApiDocument, getOpenApi, type OpenApiDocument } from "@svc/contract";
 import type { FastifyInstance } from "fastify";
 import type { Annotations } from "../annotations/annotations.ts";
+import type { Operations } from "../checks/operations.ts";
 import type { ConsoleConfig } from "../config/schema.ts";
 import type { EventHistory } from "../events/history.ts";
 import type { FleetService } from "../fleet/fleet-service.ts";
@@ -10,6 +11,7 @@ import type { NewAuditRow, Store } from "../store/store.ts";
 import type { ConsoleServices } from "../wiring.ts";
 import { addAnnotationRoutes } from "./annotations.ts";
 import { addAuthRoutes } from "./auth-routes.ts";
+import { addCheckRoutes } from "./checks.ts";
 import { addConfigRoute } from "./config-route.ts";
 import type { AccessResolver } from "./context.ts";
 import type { CookiePolicy } from "./cookie-policy.ts";
@@ -35,6 +37,8 @@ export interface ConsoleRouteDeps {
   history: EventHistory;
   /** undefined without a database (the routes answer 503) */
   annotations: Annotations | undefined;
+  /** undefined without a database (the routes answer 503) */
+  operations?: Operations | undefined;
 }
 
 /** Registers the OpenAPI document, config, auth, OIDC, RBAC/audit, users, token and fleet routes. */
@@ -74,4 +78,5 @@ export function addConsoleRoutes(app: FastifyInstance, deps: ConsoleRouteDeps): 
   addFleetRoutes(add, { fleet: deps.fleet, audit });
   addEventRoutes(add, { history: deps.history });
   addAnnotationRoutes(add, { annotations: deps.annotations });
+  addCheckRoutes(add, { catalog: deps.operations?.catalog, audit });
 }

@@ -133,6 +133,46 @@ CREATE TABLE k8s_events (
 CREATE INDEX k8s_events_at ON k8s_events (at DESC);
 `,
   },
+  {
+    version: 3,
+    name: "targets, check definitions, runs",
+    sql: `
+CREATE TABLE targets (
+  id text PRIMARY KEY,
+  name text NOT NULL UNIQUE,
+  kind text NOT NULL,
+  address text NOT NULL,
+  port integer NOT NULL,
+  created_at bigint NOT NULL,
+  updated_at bigint NOT NULL
+);
+CREATE TABLE check_definitions (
+  id text PRIMARY KEY,
+  name text NOT NULL,
+  target_id text NOT NULL REFERENCES targets (id) ON DELETE RESTRICT,
+  type text NOT NULL,
+  params jsonb NOT NULL,
+  sources jsonb NOT NULL,
+  interval_ms bigint NOT NULL,
+  timeout_ms bigint NOT NULL,
+  enabled boolean NOT NULL,
+  created_at bigint NOT NULL,
+  updated_at bigint NOT NULL
+);
+CREATE INDEX check_definitions_target ON check_definitions (target_id);
+CREATE TABLE runs (
+  id text PRIMARY KEY,
+  spec jsonb NOT NULL,
+  status text NOT NULL,
+  created_by text NOT NULL,
+  created_at bigint NOT NULL,
+  ends_at bigint,
+  finished_at bigint,
+  pairs jsonb NOT NULL
+);
+CREATE INDEX runs_created ON runs (created_at DESC, id DESC);
+`,
+  },
 ];
 
 /** Thrown when the database was migrated by a newer console than this one. */

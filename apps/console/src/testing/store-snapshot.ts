@@ -1,6 +1,6 @@
 /**
  * Test helper: a fingerprint of the console's state in one query (users, tokens, bindings, custom roles, session
- * ids, annotations, and the count of audit rows that are not `denied`), to check that a refused request changed
+ * ids, annotations, targets, check definitions, runs, and the count of audit rows that are not `denied`), to check that a refused request changed
  * nothing.
  */
 import type { SqlExecutor } from "../store/db.ts";
@@ -13,6 +13,9 @@ export interface StoreSnapshot {
   roles: string;
   sessions: string;
   annotations: string;
+  targets: string;
+  checks: string;
+  runs: string;
   audit: number;
 }
 
@@ -26,6 +29,9 @@ const QUERY = `SELECT
   ${digest("custom_roles", "t::text")} AS roles,
   ${digest("sessions", "t.id_hash || t.subject")} AS sessions,
   ${digest("annotations", "t::text")} AS annotations,
+  ${digest("targets", "t::text")} AS targets,
+  ${digest("check_definitions", "t::text")} AS checks,
+  ${digest("runs", "t::text")} AS runs,
   (SELECT count(*) FROM audit WHERE outcome <> 'denied') AS audit`;
 
 /** The fingerprint of the state `db` holds now. */
@@ -39,6 +45,9 @@ export async function snapshot(db: SqlExecutor): Promise<StoreSnapshot> {
     roles: String(r.roles),
     sessions: String(r.sessions),
     annotations: String(r.annotations),
+    targets: String(r.targets),
+    checks: String(r.checks),
+    runs: String(r.runs),
     audit: Number(r.audit),
   };
 }

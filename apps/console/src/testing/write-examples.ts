@@ -54,6 +54,29 @@ async function storedAnnotation(e: LocalEnv): Promise<string> {
   return id;
 }
 
+/** A target stored directly (no audit row), for the target and check examples. */
+export async function storedTarget(e: LocalEnv, name = `t-${randomUUID().slice(0, 8)}`): Promise<string> {
+  const id = randomUUID();
+  await e.db.query(
+    `INSERT INTO targets (id, name, kind, address, port, created_at, updated_at)
+     VALUES ($1, $2, 'host', 'example.com', 443, $3, $3)`,
+    [id, name, e.clock.t],
+  );
+  return id;
+}
+
+/** A disabled tcp check definition stored directly (no audit row). */
+async function storedCheck(e: LocalEnv): Promise<string> {
+  const id = randomUUID();
+  await e.db.query(
+    `INSERT INTO check_definitions (id, name, target_id, type, params, sources, interval_ms, timeout_ms, enabled,
+       created_at, updated_at)
+     VALUES ($1, 'stored', $2, 'tcp', '{}', '{"nodes":[],"zones":[]}', 30000, 5000, false, $3, $3)`,
+    [id, await storedTarget(e), e.clock.t],
+  );
+  return id;
+}
+
 async function signedIn(e: LocalEnv, username: string, password: string): Promise<CookieClient> {
   const c = browser(e.server);
   assert.equal((await login(c, username, password)).status, 200);
@@ -106,6 +129,22 @@ export const EXAMPLES: Readonly<Record<string, ExampleMaker>> = {
     body: { at: "2026-01-01T00:00:00Z", text: "edited note", scope: "" },
   }),
   deleteAnnotation: async (e) => ({ params: { id: await storedAnnotation(e) } }),
+  createTarget: async () => ({ body: { name: "web", address: "https://example.com/health" } }),
+  updateTarget: async (e) => ({
+    params: { id: await storedTarget(e) },
+    body: { name: "api", address: "api.example.com:443" },
+  }),
+  deleteTarget: async (e) => ({ params: { id: await storedTarget(e) } }),
+  // disabled: the fake controller's agents advertise no external-checks (`enabled: false` always saves)
+  createCheck: async (e) => ({
+    body: { name: "tcp 443", targetId: await storedTarget(e), type: "tcp", enabled: false },
+  }),
+  updateCheck: async (e) => ({
+    params: { id: await storedCheck(e) },
+    body: { name: "edited", targetId: await storedTarget(e), type: "icmp", enabled: false },
+  }),
+  deleteCheck: async (e) => ({ params: { id: await storedCheck(e) } }),
+  projectCheck: async (e) => ({ body: { name: "draft", targetId: await storedTarget(e), type: "tcp" } }),
 };
 
 /** The contract's write routes. */
