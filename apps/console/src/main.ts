@@ -21,9 +21,18 @@ export interface RunConsoleOptions {
   env?: NodeJS.ProcessEnv;
 }
 
-/** Reads `database.url` or the DSN in `database.urlFile` (trimmed); "" when neither is set. */
-export async function databaseUrl(cfg: ConsoleConfig): Promise<string> {
+/**
+ * The DSN: `database.url`, the content of `database.urlFile` (trimmed), or the environment variable named by
+ * `database.urlEnv`; "" when none is set (in-memory mode).
+ */
+export async function databaseUrl(cfg: ConsoleConfig, env: NodeJS.ProcessEnv = process.env): Promise<string> {
   if (cfg.database.url !== "") return cfg.database.url;
+  if (cfg.database.urlEnv !== "") {
+    const v = env[cfg.database.urlEnv]?.trim();
+    if (!v)
+      throw new ConfigError([`database.urlEnv: the environment variable ${cfg.database.urlEnv} is not set`]);
+    return v;
+  }
   if (cfg.database.urlFile === "") return "";
   try {
     return (await readFile(cfg.database.urlFile, "utf8")).trim();
@@ -42,7 +51,7 @@ export async function runConsole(opts: RunConsoleOptions = {}): Promise<number> 
   let url: string;
   try {
     ({ config, warnings } = loadConsoleConfig(opts.configPath ?? (env.SVC_CONFIG || undefined), env));
-    url = await databaseUrl(config);
+    url = await databaseUrl(config, env);
   } catch (err) {
     if (err instanceof ConfigError) {
       console.error(`svc console: invalid configuration:\n  ${err.issues.join("\n  ")}`);
@@ -57,7 +66,7 @@ export async function runConsole(opts: RunConsoleOptions = {}): Promise<number> 
   if (config.replicas > 1) {
     let url: string;
     try {
-      url = await redisUrl(config);
+      url = await redisUrl(config, env);
     } catch (e) {
       console.error(`svc console: invalid configuration:\n  redis.urlFile: cannot read (${String(e)})`);
       return 1;

@@ -92,3 +92,40 @@ test("a YAML syntax error names its line and column", () => {
 test("a duplicate key is an error", () => {
   assert.throws(() => parseConsoleConfig("httpPort: 1\nhttpPort: 2\n", {}), ConfigError);
 });
+
+test("console.* keys (spec §8.4) load without warnings; the pre-2.5 top-level names load with one each", () => {
+  const modern = parseConsoleConfig(
+    "console:\n  replicas: 1\n  auth:\n    mode: anonymous\n  enabled: true\n",
+    {},
+  );
+  assert.deepEqual(modern.warnings, []);
+  assert.equal(modern.config.auth.mode, "anonymous");
+  const legacy = parseConsoleConfig("auth:\n  mode: anonymous\nprometheus:\n  url: http://p:9090\n", {});
+  assert.equal(legacy.config.prometheus.url, "http://p:9090");
+  assert.deepEqual(legacy.warnings, [
+    "prometheus: deprecated key name, use console.prometheus (the old name is accepted until the next release)",
+    "auth: deprecated key name, use console.auth (the old name is accepted until the next release)",
+  ]);
+  // both forms of one file give the same configuration
+  const dir = join(import.meta.dirname, "testdata");
+  assert.deepEqual(
+    loadConsoleConfig(join(dir, "good-console-section.yaml"), {}).config,
+    loadConsoleConfig(join(dir, "good-full.yaml"), {}).config,
+  );
+});
+
+test("database.urlEnv and redis.urlEnv name environment variables", async () => {
+  const { databaseUrl } = await import("../main.ts");
+  const { redisUrl } = await import("../shared/redis.ts");
+  const { config } = parseConsoleConfig(
+    "database:\n  urlEnv: SVC_TEST_DSN\nredis:\n  urlEnv: SVC_TEST_REDIS\nconsole:\n  replicas: 2\n",
+    {},
+  );
+  const env = { SVC_TEST_DSN: " postgres://db/svc\n", SVC_TEST_REDIS: "redis://r:6379" };
+  assert.equal(await databaseUrl(config, env), "postgres://db/svc");
+  assert.equal(await redisUrl(config, env), "redis://r:6379");
+  await assert.rejects(
+    databaseUrl(config, {}),
+    /database.urlEnv: the environment variable SVC_TEST_DSN is not set/,
+  );
+});

@@ -8,14 +8,22 @@ import type { ConsoleConfig } from "./schema.ts";
 
 const COOKIE_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 
-/** True when the config names a database (url or urlFile). */
+/** True when the config names a database (url, urlFile or urlEnv). */
 export function hasDatabase(cfg: ConsoleConfig): boolean {
-  return cfg.database.url !== "" || cfg.database.urlFile !== "";
+  return cfg.database.url !== "" || cfg.database.urlFile !== "" || cfg.database.urlEnv !== "";
 }
 
-/** True when the config names a shared store (redis url or urlFile). */
+/** True when the config names a shared store (redis url, urlFile or urlEnv). */
 export function hasRedis(cfg: ConsoleConfig): boolean {
-  return cfg.redis.url !== "" || cfg.redis.urlFile !== "";
+  return cfg.redis.url !== "" || cfg.redis.urlFile !== "" || cfg.redis.urlEnv !== "";
+}
+
+/** The keys of `section` among url, urlFile and urlEnv that are set. */
+function sources(
+  section: "database" | "redis",
+  v: { url: string; urlFile: string; urlEnv: string },
+): string[] {
+  return (["url", "urlFile", "urlEnv"] as const).filter((k) => v[k] !== "").map((k) => `${section}.${k}`);
 }
 
 /** Checks a database URL's form: postgres(ql)://..., pglite:memory or pglite:<dir>. Undefined when fine. */
@@ -57,7 +65,7 @@ export function applyRules(cfg: ConsoleConfig): RuleIssue[] {
   if ((auth.mode === "local" || auth.mode === "oidc") && !hasDatabase(cfg)) {
     issue(
       "database.url",
-      `required when auth.mode is ${auth.mode} (set database.url or database.urlFile)`,
+      `required when auth.mode is ${auth.mode} (set database.url, database.urlFile or database.urlEnv)`,
       "auth.mode",
     );
   }
@@ -76,14 +84,24 @@ export function applyRules(cfg: ConsoleConfig): RuleIssue[] {
     if (role === "") issue(`auth.groupRoles.${group}`, "must name a role");
   }
 
-  if (cfg.database.url !== "" && cfg.database.urlFile !== "") {
-    issue("database.urlFile", "set database.url or database.urlFile, not both", "database.url");
+  const dbSources = sources("database", cfg.database);
+  if (dbSources.length > 1) {
+    issue(
+      dbSources[1] ?? "",
+      `set one of database.url, database.urlFile, database.urlEnv (got ${dbSources.join(", ")})`,
+      ...dbSources,
+    );
   } else if (cfg.database.url !== "") {
     const why = databaseUrlProblem(cfg.database.url);
     if (why) issue("database.url", why);
   }
-  if (cfg.redis.url !== "" && cfg.redis.urlFile !== "") {
-    issue("redis.urlFile", "set redis.url or redis.urlFile, not both", "redis.url");
+  const redisSources = sources("redis", cfg.redis);
+  if (redisSources.length > 1) {
+    issue(
+      redisSources[1] ?? "",
+      `set one of redis.url, redis.urlFile, redis.urlEnv (got ${redisSources.join(", ")})`,
+      ...redisSources,
+    );
   } else if (cfg.redis.url !== "" && !/^rediss?:\/\//.test(cfg.redis.url)) {
     issue("redis.url", `must be redis://... or rediss://..., got ${JSON.stringify(cfg.redis.url)}`);
   }

@@ -1,6 +1,6 @@
 /**
- * The zod schema of the console configuration file: the spec's `console.*` keys (§5, §8.1, §8.4) without the
- * `console.` prefix, plus `database.*` and `redis.*`. Every mapping is strict; every leaf has its spec default.
+ * The zod schema of the console configuration: the spec's `console.*` keys (§5, §8.1, §8.4) without the
+ * `console.` prefix (load.ts lifts the file's `console:` section to the top level), plus `database.*` and `redis.*`. Every mapping is strict; every leaf has its spec default.
  * Cross-key refusals live in rules.ts.
  *
  * Listeners: `httpPort` (8080) serves the API, the SPA and, for backward compatibility, `/metrics`;
@@ -87,15 +87,22 @@ export const consoleConfigSchema = section({
   rateLimit: section({ loginPerMinute: int(1, 1_000_000, "must be at least 1").default(5) }),
   kubernetesContext: section({ enabled: bool().default(false) }),
   database: section({
-    /** postgres://..., postgresql://..., pglite:<dir> or pglite:memory; "" with urlFile "" = in-memory mode */
+    /** postgres://..., postgresql://..., pglite:<dir> or pglite:memory; all three "" = in-memory mode */
     url: str().default(""),
+    /** file holding the DSN (the chart mounts `database.existingSecret` here) */
     urlFile: str().default(""),
+    /** name of an environment variable holding the DSN */
+    urlEnv: str().default(""),
     /** history retention in days; 0 keeps everything */
     retentionDays: int(0, 100_000, "must be 0 or positive").default(90),
   }),
   redis: section({
+    /** redis://... or rediss://... */
     url: str().default(""),
+    /** file holding the URL (the chart mounts `redis.existingSecret` here) */
     urlFile: str().default(""),
+    /** name of an environment variable holding the URL */
+    urlEnv: str().default(""),
     dialTimeout: duration(1).default(5 * SEC),
   }),
 });

@@ -19,9 +19,10 @@ export interface SharedLog {
   warn(obj: object, msg?: string): void;
 }
 
-/** Reads `redis.url` or the URL in `redis.urlFile` (trimmed); "" when neither is set. */
-export async function redisUrl(cfg: ConsoleConfig): Promise<string> {
+/** `redis.url`, the URL in `redis.urlFile` (trimmed) or in the environment variable `redis.urlEnv`; "" when none is set. */
+export async function redisUrl(cfg: ConsoleConfig, env: NodeJS.ProcessEnv = process.env): Promise<string> {
   if (cfg.redis.url !== "") return cfg.redis.url;
+  if (cfg.redis.urlEnv !== "") return env[cfg.redis.urlEnv]?.trim() ?? "";
   if (cfg.redis.urlFile === "") return "";
   return (await readFile(cfg.redis.urlFile, "utf8")).trim();
 }
