@@ -265,17 +265,20 @@ export class Lab {
     const password = randomBytes(12).toString("base64url");
     const passwordFile = join(this.dir, "console-admin-password");
     writeFileSync(passwordFile, `${password}\n`, { mode: 0o600 });
-    const cfg: Record<string, unknown> = {
-      httpPort,
-      metricsPort,
+    const section: Record<string, unknown> = {
       controller: {
         url: `http://127.0.0.1:${controllerHttpPort}`,
         grpcAddress: `127.0.0.1:${controllerGrpcPort}`,
       },
       auth: { mode: "local", local: { bootstrapAdmin: "admin", bootstrapPasswordFile: passwordFile } },
+    };
+    if (this.prometheusUrl) section.prometheus = { url: this.prometheusUrl };
+    const cfg = {
+      httpPort,
+      metricsPort,
+      console: section,
       database: { url: `pglite:${join(this.dir, "console-db")}` },
     };
-    if (this.prometheusUrl) cfg.prometheus = { url: this.prometheusUrl };
     const file = join(this.dir, "console.yaml");
     writeFileSync(file, stringify(cfg));
     this.console = startProcess("console", process.execPath, [SVC_BIN, "console", "--config", file], {
