@@ -1,13 +1,36 @@
 #!/usr/bin/env node
 // Runs every *.test.ts under apps/, packages/ and test/ with node's test runner (tsx loader).
-// Usage: npm test [-- <path filter> ...]   e.g. npm test -- apps/agent
+// Usage: npm test [-- <path filter> ...] [-- --unit | --integration] [-- --list]
+//   e.g. npm test -- apps/agent; npm test -- --unit
+// --unit: only unit tests, files that start no child process and need no root, network namespace, external
+// binary or browser (servers in-process on 127.0.0.1 are allowed); --integration: the rest. A file is an
+// integration test when it lives under test/e2e/, or when it, or a file it imports by a relative path (followed
+// through the repository's own files), uses one of INTEGRATION_MARKS. --list prints the selection and exits.
 import { spawnSync } from "node:child_process";
-import { readdirSync, statSync } from "node:fs";
-import { join } from "node:path";
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+
+/** What makes a file an integration test: child processes, root, namespaces, binaries, browsers, the lab. */
+export const INTEGRATION_MARKS = [
+  "node:child_process",
+  "needsRoot(",
+  "needsBinary(",
+  "@svc/lab",
+  "playwright",
+];
 
 const roots = ["packages", "apps", "test"];
-const filters = process.argv.slice(2).filter((a) => !a.startsWith("--"));
-const passthrough = process.argv.slice(2).filter((a) => a.startsWith("--"));
+const args = process.argv.slice(2);
+const unit = args.includes("--unit");
+const integration = args.includes("--integration");
+const list = args.includes("--list");
+const own = new Set(["--unit", "--integration", "--list"]);
+const filters = args.filter((a) => !a.startsWith("--"));
+const passthrough = args.filter((a) => a.startsWith("--") && !own.has(a));
+if (unit && integration) {
+  console.error("--unit and --integration exclude each other");
+  process.exit(1);
+}
 const files = [];
 function walk(dir) {
   for (const name of readdirSync(dir)) {
@@ -24,9 +47,46 @@ for (const r of roots) {
     // root absent
   }
 }
-const selected = files.filter((f) => filters.length === 0 || filters.some((x) => f.includes(x))).sort();
+
+const marked = new Map();
+/** Whether a source file, or one it imports by a relative path, carries an integration mark. */
+function isIntegrationSource(file, seen = new Set()) {
+  if (marked.has(file)) return marked.get(file);
+  if (seen.has(file)) return false;
+  seen.add(file);
+  let text = "";
+  try {
+    text = readFileSync(file, "utf8");
+  } catch {
+    return false;
+  }
+  let hit = INTEGRATION_MARKS.some((m) => text.includes(m));
+  if (!hit) {
+    for (const m of text.matchAll(/(?:from|import)\s*\(?\s*["'](\.{1,2}\/[^"']+)["']/g)) {
+      const target = resolve(dirname(file), m[1]);
+      const candidates = [target, `${target}.ts`, join(target, "index.ts")];
+      const found = candidates.find((c) => existsSync(c) && statSync(c).isFile());
+      if (found && isIntegrationSource(found, seen)) {
+        hit = true;
+        break;
+      }
+    }
+  }
+  marked.set(file, hit);
+  return hit;
+}
+const isIntegration = (f) => f.split("/").includes("e2e") || isIntegrationSource(resolve(f));
+
+const selected = files
+  .filter((f) => filters.length === 0 || filters.some((x) => f.includes(x)))
+  .filter((f) => (unit ? !isIntegration(f) : integration ? isIntegration(f) : true))
+  .sort();
+if (list) {
+  for (const f of selected) console.log(f);
+  process.exit(0);
+}
 if (selected.length === 0) {
-  console.error("no test files matched", filters);
+  console.error("no test files matched", filters, unit ? "(--unit)" : integration ? "(--integration)" : "");
   process.exit(1);
 }
 const res = spawnSync(
