@@ -12,6 +12,8 @@ export class ConsoleMetrics {
   readonly sessionsPurged: Counter;
   /** `<prefix>_console_ws_refused_total{limit}`: sockets closed with 1013 by a connection cap */
   readonly wsRefused: Counter<"limit">;
+  /** `<prefix>_console_external_specs_skipped_total{reason}`: external-check specs left out of a fan-out */
+  readonly externalSpecsSkipped: Counter<"reason">;
 
   constructor(prefix: string, sources: { storeReady: () => boolean }) {
     this.rateLimited = new Counter({
@@ -38,6 +40,13 @@ export class ConsoleMetrics {
       registers: [this.registry],
     });
     for (const limit of ["total", "address", "subject"]) this.wsRefused.inc({ limit }, 0);
+    this.externalSpecsSkipped = new Counter({
+      name: `${prefix}_console_external_specs_skipped_total`,
+      help: "External-check specs left out of a send to the controller, by reason (over-budget).",
+      labelNames: ["reason"],
+      registers: [this.registry],
+    });
+    this.externalSpecsSkipped.inc({ reason: "over-budget" }, 0);
     new Gauge({
       name: `${prefix}_console_store_ready`,
       help: "1 when the console store is migrated and reachable (or not configured), else 0.",

@@ -106,7 +106,13 @@ export class ConsoleServer {
     });
     this.annotations = opts.db ? new Annotations(opts.db, this.now) : undefined;
     this.operations = opts.db
-      ? new Operations({ config: this.config, db: opts.db, now: this.now, log: this.log })
+      ? new Operations({
+          config: this.config,
+          db: opts.db,
+          now: this.now,
+          log: this.log,
+          metrics: this.metrics,
+        })
       : undefined;
     const pastTopology = (at: number) => this.history.topologyAt(at);
     this.fleet = new FleetService(opts.db ? { ...this.config, pastTopology } : this.config);

@@ -30,6 +30,11 @@ export class ControllerClient {
     this.base = opts.url.replace(/\/+$/, "");
   }
 
+  /** false when no controller URL is configured (every call throws ControllerUnconfiguredError) */
+  get configured(): boolean {
+    return this.base !== "";
+  }
+
   /** GET /api/v1/topology. A non-200 (e.g. 503 `not the leader`) counts as unreachable. */
   async topology(): Promise<TopologySnapshot> {
     const res = await this.send("/api/v1/topology", { method: "GET" }, this.opts.timeoutMs);
@@ -51,6 +56,21 @@ export class ControllerClient {
       { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) },
       CHECK_TIMEOUT_S * 1000 + this.opts.timeoutMs,
     );
+  }
+
+  /**
+   * PUT /api/v1/external-checks with the whole assignment (spec §4.2). Resolves with the controller's counts;
+   * any other answer than 200 (503 `not the leader`, 400, 413) is ControllerUnreachableError naming it.
+   */
+  async putExternalChecks(body: unknown): Promise<{ agents: number; changed: number; unknown: string[] }> {
+    const res = await this.send(
+      "/api/v1/external-checks",
+      { method: "PUT", headers: { "content-type": "application/json" }, body: JSON.stringify(body) },
+      this.opts.timeoutMs,
+    );
+    if (res.status !== 200)
+      throw new ControllerUnreachableError(`controller answered ${res.status}: ${res.text.slice(0, 200)}`);
+    return JSON.parse(res.text) as { agents: number; changed: number; unknown: string[] };
   }
 
   private async send(path: string, init: RequestInit, timeoutMs: number): Promise<DiagnosticsAnswer> {
