@@ -1,0 +1,261 @@
+/**
+ * The Helm chart (deploy/helm/svc), with the helm v3.17 binary of a dev dependency (test/helpers/kube-tools.ts):
+ * `helm lint` is clean for every values file; `helm template` renders the defaults and each ci/*-values.yaml
+ * (sparse 5,000 nodes, console with OIDC + Redis + 3 replicas, external gateway); every rendered object validates
+ * against the Kubernetes schemas of kubernetes-models (and prometheus-operator's); pods meet the Pod Security
+ * Standard "restricted" (the agent on the host network excepted); and the configuration rendered for each binary
+ * loads, without a warning, through that binary's own loader, with every file it names mounted in its container.
+ */
+import assert from "node:assert/strict";
+import { execFileSync, spawnSync } from "node:child_process";
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { test } from "node:test";
+import { parseConsoleConfig } from "@svc/console";
+import { parseConfig } from "@svc/core";
+import { parse, parseAllDocuments } from "yaml";
+import { kubeTools } from "../helpers/kube-tools.ts";
+
+const ROOT = join(import.meta.dirname, "../..");
+const CHART = join(ROOT, "deploy/helm/svc");
+const NAMESPACE = "svc-test";
+const { helm } = kubeTools();
+
+/** A rendered Kubernetes object (only what the checks read is typed). */
+interface K8sObject {
+  apiVersion: string;
+  kind: string;
+  metadata: { name: string; namespace?: string };
+  data?: Record<string, string>;
+  spec?: Record<string, unknown>;
+}
+
+interface Container {
+  name: string;
+  args?: string[];
+  securityContext?: Record<string, unknown>;
+  volumeMounts?: { name: string; mountPath: string }[];
+  resources?: { requests?: Record<string, string>; limits?: Record<string, string> };
+}
+
+interface PodSpec {
+  hostNetwork?: boolean;
+  securityContext?: Record<string, unknown> & { sysctls?: { name: string; value: string }[] };
+  containers: Container[];
+  volumes?: { name: string; configMap?: { name: string }; secret?: { secretName: string } }[];
+}
+
+const SCENARIOS: { name: string; files: string[] }[] = [
+  { name: "defaults", files: [] },
+  ...readdirSync(join(CHART, "ci"))
+    .filter((f) => f.endsWith("-values.yaml"))
+    .sort()
+    .map((f) => ({ name: f.replace(/-values\.yaml$/, ""), files: [join(CHART, "ci", f)] })),
+];
+
+function helmRun(args: string[]): { status: number | null; stdout: string; stderr: string } {
+  return spawnSync(helm, args, { encoding: "utf8", maxBuffer: 64 << 20 });
+}
+
+function render(files: string[], set: string[] = []): K8sObject[] {
+  const args = ["template", "rel", CHART, "--namespace", NAMESPACE, "--kube-version", "1.30.0"];
+  for (const f of files) args.push("-f", f);
+  for (const s of set) args.push("--set", s);
+  const out = execFileSync(helm, args, {
+    encoding: "utf8",
+    maxBuffer: 64 << 20,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  return parseAllDocuments(out)
+    .map((d) => d.toJSON() as K8sObject | null)
+    .filter((o): o is K8sObject => o !== null);
+}
+
+type Model = new (o: unknown) => { validate(): void };
+
+async function modelFor(apiVersion: string, kind: string): Promise<Model> {
+  const mod = (
+    apiVersion === "monitoring.coreos.com/v1"
+      ? await import("@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1")
+      : await import(`kubernetes-models/${apiVersion}`)
+  ) as Record<string, Model | undefined>;
+  const model = mod[kind];
+  assert.ok(model, `no schema for ${apiVersion} ${kind}`);
+  return model;
+}
+
+function podSpec(o: K8sObject): PodSpec | undefined {
+  if (!["Deployment", "DaemonSet", "StatefulSet"].includes(o.kind)) return undefined;
+  return (o.spec?.template as { spec: PodSpec } | undefined)?.spec;
+}
+
+/** The Pod Security Standard "restricted" fields (pod and container level). */
+function assertRestricted(o: K8sObject, pod: PodSpec): void {
+  const where = `${o.kind}/${o.metadata.name}`;
+  assert.equal(pod.securityContext?.runAsNonRoot, true, `${where}: runAsNonRoot`);
+  assert.deepEqual(pod.securityContext?.seccompProfile, { type: "RuntimeDefault" }, `${where}: seccomp`);
+  for (const s of pod.securityContext?.sysctls ?? []) {
+    assert.equal(s.name, "net.ipv4.ping_group_range", `${where}: only the safe ping_group_range sysctl`);
+  }
+  for (const c of pod.containers) {
+    const sc = c.securityContext ?? {};
+    assert.equal(sc.allowPrivilegeEscalation, false, `${where}/${c.name}: allowPrivilegeEscalation`);
+    assert.equal(sc.readOnlyRootFilesystem, true, `${where}/${c.name}: readOnlyRootFilesystem`);
+    assert.equal(sc.runAsUser, 65532, `${where}/${c.name}: uid 65532`);
+    assert.deepEqual(sc.capabilities, { drop: ["ALL"] }, `${where}/${c.name}: no capabilities`);
+    assert.ok(
+      c.resources?.requests?.memory && c.resources.limits?.memory,
+      `${where}/${c.name}: memory sized`,
+    );
+  }
+}
+
+/** Every `...File` value of a loaded configuration, with its key path. */
+function fileKeys(v: unknown, path = ""): [string, string][] {
+  if (typeof v !== "object" || v === null) return [];
+  return Object.entries(v).flatMap(([k, x]) => {
+    const p = path ? `${path}.${k}` : k;
+    if (typeof x === "string" && k.endsWith("File") && x !== "") return [[p, x] as [string, string]];
+    return fileKeys(x, p);
+  });
+}
+
+/** Loads the configuration a workload's ConfigMap holds with the binary's own loader; returns the file keys. */
+function loadRendered(binary: "agent" | "controller" | "console", text: string): [string, string][] {
+  if (binary === "console") {
+    const { config, warnings } = parseConsoleConfig(text, {}, "rendered console config");
+    assert.deepEqual(warnings, [], "console config loads without warnings");
+    return fileKeys(config);
+  }
+  const { config, warnings } = parseConfig(text, {}, "node-1", `rendered ${binary} config`);
+  assert.deepEqual(warnings, [], `${binary} config loads without warnings`);
+  return fileKeys(config);
+}
+
+test("helm lint is clean for the defaults and every ci values file", () => {
+  for (const s of SCENARIOS) {
+    const r = helmRun(["lint", CHART, "--strict", ...s.files.flatMap((f) => ["-f", f])]);
+    assert.equal(r.status, 0, `${s.name}:\n${r.stdout}\n${r.stderr}`);
+    assert.match(r.stdout, /1 chart\(s\) linted, 0 chart\(s\) failed/);
+    assert.doesNotMatch(r.stdout, /\[(ERROR|WARNING)\]/, r.stdout);
+  }
+});
+
+for (const s of SCENARIOS) {
+  test(`helm template (${s.name}): objects valid, pods restricted, configs load in their binaries`, async () => {
+    const objects = render(s.files);
+    assert.ok(objects.length > 0);
+    for (const o of objects) {
+      const Model = await modelFor(o.apiVersion, o.kind);
+      assert.doesNotThrow(() => new Model(o).validate(), `${o.kind}/${o.metadata.name} against its schema`);
+    }
+    const byName = new Map(objects.map((o) => [`${o.kind}/${o.metadata.name}`, o]));
+    let workloads = 0;
+    for (const o of objects) {
+      const pod = podSpec(o);
+      if (!pod) continue;
+      workloads++;
+      const binary = o.metadata.name.replace(/^rel-svc-/, "") as "agent" | "controller" | "console";
+      assert.ok(["agent", "controller", "console"].includes(binary), o.metadata.name);
+      if (!(binary === "agent" && pod.hostNetwork)) assertRestricted(o, pod);
+      else
+        assert.deepEqual(
+          pod.securityContext?.sysctls,
+          undefined,
+          "no per-pod net sysctl on the host network",
+        );
+      const [container] = pod.containers;
+      assert.ok(container);
+      // the config file the container reads comes from this release's ConfigMap for this binary
+      const configArg = container.args?.[container.args.indexOf("--config") + 1];
+      assert.equal(configArg, "/etc/svc/config.yaml");
+      const cmVolume = pod.volumes?.find((v) => v.configMap);
+      const cm = byName.get(`ConfigMap/${cmVolume?.configMap?.name}`);
+      const text = cm?.data?.["config.yaml"];
+      assert.ok(text, `${o.metadata.name}: rendered config.yaml`);
+      // every file the loaded config names lies under one of the container's mounts, from a volume that exists
+      for (const [key, file] of loadRendered(binary, text)) {
+        const mount = container.volumeMounts?.find((m) => file.startsWith(`${m.mountPath}/`));
+        assert.ok(mount, `${binary}: ${key} = ${file} is not under a mounted volume`);
+        assert.ok(pod.volumes?.some((v) => v.name === mount.name));
+      }
+    }
+    assert.ok(workloads >= 2, "agent and controller at least");
+  });
+}
+
+test("the agent has no added capability and gets ping_group_range (icmp without CAP_NET_RAW)", () => {
+  const ds = render([]).find((o) => o.kind === "DaemonSet");
+  assert.ok(ds);
+  const pod = podSpec(ds);
+  assert.deepEqual(pod?.securityContext?.sysctls, [
+    { name: "net.ipv4.ping_group_range", value: "0 2147483647" },
+  ]);
+  assert.deepEqual(pod?.containers[0]?.securityContext?.capabilities, { drop: ["ALL"] });
+  const env = (pod?.containers[0] as { env?: { name: string }[] } | undefined)?.env?.map((e) => e.name) ?? [];
+  for (const name of ["SVC_POD_IP", "SVC_POD_NAME", "SVC_NODE_NAME"]) assert.ok(env.includes(name), name);
+});
+
+test("the controller's RBAC: nodes cluster-wide; leases, pods and events in its namespace", () => {
+  const objects = render([]);
+  const cr = objects.find((o) => o.kind === "ClusterRole" && o.metadata.name === "rel-svc-controller") as
+    | (K8sObject & { rules: { resources: string[]; verbs: string[] }[] })
+    | undefined;
+  assert.deepEqual(
+    cr?.rules.map((r) => r.resources),
+    [["nodes"]],
+  );
+  const role = objects.find((o) => o.kind === "Role") as
+    | (K8sObject & { rules: { resources: string[]; verbs: string[] }[] })
+    | undefined;
+  assert.deepEqual(role?.rules.map((r) => r.resources[0]).sort(), ["events", "leases", "pods"]);
+});
+
+test("the PrometheusRule is deploy/prometheus/svc-recording-rules.yml", () => {
+  const rule = render([join(CHART, "ci/console-oidc-redis-values.yaml")]).find(
+    (o) => o.kind === "PrometheusRule",
+  );
+  assert.ok(rule);
+  const file = parse(readFileSync(join(ROOT, "deploy/prometheus/svc-recording-rules.yml"), "utf8")) as {
+    groups: unknown[];
+  };
+  assert.deepEqual(rule.spec?.groups, file.groups);
+});
+
+test("refusals: replicas > 1 without redis, a local/oidc console without a database, a gateway without secrets", () => {
+  const refusals: [string[], RegExp][] = [
+    [
+      ["console.enabled=true", "console.replicas=3"],
+      /console.replicas above 1 requires redis.existingSecret/,
+    ],
+    [
+      ["console.enabled=true", "console.auth.mode=oidc"],
+      /console.auth.mode oidc requires database.existingSecret/,
+    ],
+    [["controller.externalGateway.enabled=true"], /externalGateway.enabled needs .*tls.existingSecret/],
+  ];
+  for (const [set, message] of refusals) {
+    const r = helmRun(["template", "rel", CHART, ...set.flatMap((x) => ["--set", x])]);
+    assert.notEqual(r.status, 0, set.join(" "));
+    assert.match(r.stderr, message);
+  }
+});
+
+test("a value the binary refuses fails here, not at the pod's start", () => {
+  const objects = render([], ["checkers.udp.packets=0", "topology.mode=ring"]);
+  const cm = objects.find((o) => o.kind === "ConfigMap" && o.metadata.name === "rel-svc-controller");
+  assert.throws(
+    () => loadRendered("controller", cm?.data?.["config.yaml"] ?? ""),
+    (e: unknown) =>
+      e instanceof Error &&
+      /checkers\.udp\.packets/.test(String((e as { issues?: string[] }).issues)) &&
+      /topology\.mode/.test(String((e as { issues?: string[] }).issues)),
+  );
+  const bad = render([], ["console.enabled=true", "console.websocket.maxConnections=-1"]).find(
+    (o) => o.kind === "ConfigMap" && o.metadata.name === "rel-svc-console",
+  );
+  assert.throws(
+    () => loadRendered("console", bad?.data?.["config.yaml"] ?? ""),
+    /console\.websocket\.maxConnections/,
+  );
+});
