@@ -6,7 +6,8 @@
 // console's web app is built into apps/console/dist/web by `npm run build` (vite, after this script).
 //
 // usage: node scripts/build.mjs [--out DIR] [agent|controller|console ...]
-//   --out DIR   build into DIR/<name>/ instead of apps/<name>/dist (tests build into a temporary directory)
+//   --out DIR   build into DIR/<name>/dist instead of apps/<name>/dist (tests build into a temporary directory; either
+//               directory is a build context for deploy/Containerfile)
 import { cpSync, existsSync, mkdirSync, readFileSync, realpathSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { parseArgs } from "node:util";
@@ -54,7 +55,7 @@ function vendor(name, appDir, outDir) {
 
 for (const b of BUNDLES.filter((x) => wanted.includes(x.name))) {
   const started = performance.now();
-  const outDir = values.out ? join(values.out, b.name) : join(ROOT, b.dir);
+  const outDir = values.out ? join(values.out, b.name, "dist") : join(ROOT, b.dir);
   const outfile = bundleFile(outDir, b.name);
   await build({
     entryPoints: [join(ROOT, b.entry)],

@@ -5,7 +5,7 @@ cd "$(dirname "$0")/.."
 
 # Debian packages: the reference tools and real components the lab and the tests use.
 APT_PACKAGES=(prometheus iputils-ping iputils-tracepath mtr-tiny dnsutils nftables iproute2 libcap2-bin openssl chromium
-  python3 make g++)
+  python3 make g++ buildah podman runc)
 missing=()
 for pkg in "${APT_PACKAGES[@]}"; do
   dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing+=("$pkg")
@@ -23,6 +23,6 @@ fi
 
 echo "setup: npm ci"
 npm ci --no-fund --no-audit
-echo "setup: npm run build (agent bundle, console web app)"
+echo "setup: npm run build (agent, controller and console bundles; the web app)"
 npm run build
 echo "setup: done"

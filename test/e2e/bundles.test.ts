@@ -45,11 +45,11 @@ before(() => {
       "--logLevel",
       "warn",
       "--outDir",
-      join(out, "console/web"),
+      join(out, "console/dist/web"),
     ],
     join(ROOT, "apps/web"),
   );
-  for (const b of BUNDLES) cpSync(join(out, b.name), join(tree, b.dir), { recursive: true });
+  for (const b of BUNDLES) cpSync(join(out, b.name, "dist"), join(tree, b.dir), { recursive: true });
 });
 
 after(async () => {
