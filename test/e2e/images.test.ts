@@ -144,7 +144,6 @@ after(async () => {
   rmSync(work, { recursive: true, force: true });
 });
 
-
 function findAddons(dir: string): string[] {
   return readdirSync(dir, { recursive: true, withFileTypes: true })
     .filter((e) => e.isFile() && e.name.endsWith(".node"))
