@@ -7,6 +7,7 @@
  *
  *   npm run bench -- agent-footprint [--peers 100,1000] [--seconds 60] [--warmup 60]
  *                                    [--variants shipped,plain,...] [--first-loader] [--profile]
+ *                                    [--compare-bundle DIR/agent.mjs]
  *
  * Several variants run side by side in one invocation (same targets, same load on the machine), each with a
  * controller of its own in this process: a variant is a way of starting the agent's node (flags, environment)
@@ -64,6 +65,9 @@ const { values } = parseArgs({
     fresh: { type: "boolean", default: true },
     "first-loader": { type: "boolean", default: false },
     profile: { type: "boolean", default: false },
+    // another agent bundle (e.g. built from an earlier commit with scripts/build.mjs --out) run beside the
+    // variants with the first variant's flags and environment: a code change measured side by side
+    "compare-bundle": { type: "string" },
   },
 });
 const peerCounts = values.peers.split(",").map(Number);
@@ -77,6 +81,9 @@ const variants: AgentVariant[] = values.variants.split(",").map((name) => {
   return { name, ...v };
 });
 const first = variants[0]!;
+if (values["compare-bundle"]) {
+  variants.push({ ...first, name: `${first.name}, other bundle`, bundle: values["compare-bundle"] });
+}
 const WINDOW_S = 10;
 
 const probe = MemoryCgroup.open("probe", 2 ** 20);
@@ -125,7 +132,7 @@ async function runN(n: number): Promise<Result> {
           variant: v,
           planes,
           scrapeSeconds,
-          cgroupName: `${n}-${v.name}`,
+          cgroupName: `${n}-${v.name.replace(/[^a-z0-9-]/gi, "_")}`,
           node: copy?.path,
         }),
       );

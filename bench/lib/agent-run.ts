@@ -75,6 +75,8 @@ export interface AgentVariant {
   name: string;
   nodeArgs?: readonly string[];
   env?: Readonly<Record<string, string>>;
+  /** another agent bundle to run (e.g. one built from an earlier commit, to compare side by side) */
+  bundle?: string;
 }
 
 /** One 10 s window's sample. */
@@ -193,7 +195,14 @@ export class AgentUnderTest {
     );
     const child = cgroup.spawn(
       o.node ?? process.execPath,
-      [...(o.variant.nodeArgs ?? []), AGENT_BUNDLE, "--config", cfgFile, "--lab-advertise", "127.0.0.1"],
+      [
+        ...(o.variant.nodeArgs ?? []),
+        o.variant.bundle ?? AGENT_BUNDLE,
+        "--config",
+        cfgFile,
+        "--lab-advertise",
+        "127.0.0.1",
+      ],
       {
         env: {
           ...process.env,
