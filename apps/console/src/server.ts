@@ -112,6 +112,7 @@ export class ConsoleServer {
           now: this.now,
           log: this.log,
           metrics: this.metrics,
+          publish: (topic, data) => this.live.publish(topic, data),
         })
       : undefined;
     const pastTopology = (at: number) => this.history.topologyAt(at);

@@ -43,6 +43,11 @@ export interface RouteSpec {
   readonly query?: z.ZodObject;
   readonly body?: z.ZodType;
   readonly responses: Readonly<Record<number, ResponseSpec>>;
+  /**
+   * true for a POST that changes nothing (a query whose body would not fit a URL): it is not a write, so it is
+   * neither audited nor walked by the write-route suites
+   */
+  readonly safe?: boolean;
 }
 
 /** Declares a route (identity at run time; keeps the literal types for callers and handlers). */

@@ -5,9 +5,11 @@ import * as checks from "./checks.ts";
 import * as config from "./console-config.ts";
 import * as events from "./events.ts";
 import * as fleet from "./fleet.ts";
+import * as metricsQueries from "./metrics-queries.ts";
 import * as probes from "./probes.ts";
 import * as rbac from "./rbac.ts";
 import type { RouteSpec } from "./route.ts";
+import * as runs from "./runs.ts";
 import * as targets from "./targets.ts";
 import * as tokens from "./tokens.ts";
 import * as users from "./users.ts";
@@ -66,5 +68,10 @@ export const routes: readonly RouteSpec[] = [
   checks.projectCheck,
   checks.updateCheck,
   checks.deleteCheck,
+  runs.createRun,
+  runs.listRuns,
+  runs.getRun,
+  metricsQueries.queryMetrics,
+  metricsQueries.queryMetricsRange,
   ws.openSocket,
 ];

@@ -17,9 +17,11 @@ import type { AccessResolver } from "./context.ts";
 import type { CookiePolicy } from "./cookie-policy.ts";
 import { addEventRoutes } from "./events.ts";
 import { addFleetRoutes } from "./fleet.ts";
+import { addMetricsQueryRoutes } from "./metrics-queries.ts";
 import { addOidcRoutes } from "./oidc-routes.ts";
 import { addRbacRoutes } from "./rbac.ts";
 import { routeAdder } from "./register.ts";
+import { addRunRoutes } from "./runs.ts";
 import { addTokenRoutes } from "./tokens.ts";
 import { addUserRoutes } from "./users.ts";
 
@@ -79,4 +81,6 @@ export function addConsoleRoutes(app: FastifyInstance, deps: ConsoleRouteDeps): 
   addEventRoutes(add, { history: deps.history });
   addAnnotationRoutes(add, { annotations: deps.annotations });
   addCheckRoutes(add, { catalog: deps.operations?.catalog, audit });
+  addRunRoutes(add, { runs: deps.operations?.runs, budgets: s.budgets });
+  addMetricsQueryRoutes(add, { config, budgets: s.budgets });
 }

@@ -62,6 +62,7 @@ async function ops(db: Db, maxBytes?: number) {
     metrics,
     every: ticker.every,
     maxBytes,
+    publish: () => {},
   });
   const skipped = async () =>
     (await metrics.registry.getSingleMetricAsString("svc_console_external_specs_skipped_total")).match(

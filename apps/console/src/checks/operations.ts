@@ -5,10 +5,12 @@
  * closes.
  */
 import type { ConsoleConfig } from "../config/schema.ts";
+import { type Scheduler, wallClock } from "../events/ingester.ts";
 import { ControllerClient } from "../fleet/controller-client.ts";
 import { realTicker, type Ticker } from "../live/ticker.ts";
 import type { ConsoleLogger } from "../log.ts";
 import type { ConsoleMetrics } from "../metrics.ts";
+import { Runs } from "../runs/runs.ts";
 import type { Db } from "../store/db.ts";
 import { Catalog } from "./catalog.ts";
 import { ExternalFanout } from "./fanout.ts";
@@ -26,6 +28,12 @@ export interface OperationsOptions {
   resyncMs?: number;
   /** fan-out body budget (8 MiB) */
   maxBytes?: number;
+  /** pushes on a live topic (`run:{id}`) */
+  publish: (topic: string, data: unknown) => void;
+  /** run timing (virtual in tests) */
+  scheduler?: Scheduler;
+  /** run lease (60 s) */
+  runLeaseMs?: number;
 }
 
 /** Targets, check definitions, fan-out and runs. */
@@ -33,6 +41,7 @@ export class Operations {
   readonly controller: ControllerClient;
   readonly catalog: Catalog;
   readonly fanout: ExternalFanout;
+  readonly runs: Runs;
   private started = false;
 
   constructor(o: OperationsOptions) {
@@ -57,6 +66,14 @@ export class Operations {
       resyncMs: o.resyncMs,
       maxBytes: o.maxBytes,
     });
+    this.runs = new Runs({
+      db: o.db,
+      scheduler: o.scheduler ?? wallClock,
+      diagnostics: (body) => this.controller.diagnostics(body),
+      publish: o.publish,
+      log: o.log,
+      leaseMs: o.runLeaseMs,
+    });
   }
 
   /** Starts the background work (fan-out, run recovery); nothing is sent without a controller URL. */
@@ -64,11 +81,12 @@ export class Operations {
     if (this.started) return;
     this.started = true;
     if (this.controller.configured) this.fanout.start();
+    this.runs.start();
   }
 
   /** Stops the background work. */
   async stop(): Promise<void> {
     this.started = false;
-    await this.fanout.stop();
+    await Promise.all([this.fanout.stop(), this.runs.stop()]);
   }
 }

@@ -4,6 +4,7 @@
  * and a response body over `maxResponseBytes` is refused while it streams in, never buffered whole.
  * Queries go as POST form bodies, so long label regexes never hit URL length limits.
  */
+import { InvalidInputError } from "../errors.ts";
 import { MetricsUpstreamError } from "./fleet-errors.ts";
 
 /** One series of an instant vector: its labels and value. */
@@ -66,7 +67,30 @@ export class PrometheusClient {
     return rows.map((r) => ({ metric: r.metric, points: r.values.map(([t, v]) => [t, Number(v)]) }));
   }
 
+  /**
+   * A caller's query as Prometheus answers it (`resultType` and `result` of any type), under the same limits;
+   * `params` as the Prometheus API takes them (query, time / start, end, step).
+   */
+  async raw(
+    kind: "query" | "query_range",
+    params: Record<string, string>,
+  ): Promise<{ resultType: string; result: unknown }> {
+    return this.fetchData<unknown>(`/api/v1/${kind}`, params, true);
+  }
+
   private async call<T>(path: string, params: Record<string, string>, want: string): Promise<T[]> {
+    const data = await this.fetchData<T>(path, params);
+    if (data.resultType !== want)
+      throw new MetricsUpstreamError(`metrics query gave ${data.resultType}, not ${want}`);
+    return data.result as T[];
+  }
+
+  private async fetchData<T>(
+    path: string,
+    params: Record<string, string>,
+    /** a caller's own query: Prometheus refusing it (400 / 422 bad_data) is the caller's error, not an outage */
+    callers = false,
+  ): Promise<{ resultType: string; result: T[] | unknown }> {
     const form = new URLSearchParams({
       ...params,
       timeout: `${Math.ceil(this.opts.queryTimeoutMs / 1000)}s`,
@@ -93,11 +117,11 @@ export class PrometheusClient {
     } catch {
       throw new MetricsUpstreamError(`metrics server answered ${status} without JSON`);
     }
+    if (callers && (status === 400 || status === 422) && body.status === "error")
+      throw new InvalidInputError(`query: ${body.error ?? "refused by the metrics server"}`);
     if (body.status !== "success" || !body.data)
       throw new MetricsUpstreamError(`metrics query failed: ${body.error ?? `status ${status}`}`);
-    if (body.data.resultType !== want)
-      throw new MetricsUpstreamError(`metrics query gave ${body.data.resultType}, not ${want}`);
-    return body.data.result;
+    return body.data;
   }
 }
 

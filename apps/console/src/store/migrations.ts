@@ -173,6 +173,14 @@ CREATE TABLE runs (
 CREATE INDEX runs_created ON runs (created_at DESC, id DESC);
 `,
   },
+  {
+    version: 4,
+    name: "run leases",
+    sql: `
+ALTER TABLE runs ADD COLUMN lease_until bigint;
+CREATE INDEX runs_running ON runs (status) WHERE status = 'running';
+`,
+  },
 ];
 
 /** Thrown when the database was migrated by a newer console than this one. */

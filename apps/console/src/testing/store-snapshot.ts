@@ -1,6 +1,6 @@
 /**
  * Test helper: a fingerprint of the console's state in one query (users, tokens, bindings, custom roles, session
- * ids, annotations, targets, check definitions, runs, and the count of audit rows that are not `denied`), to check that a refused request changed
+ * ids, annotations, targets, check definitions, runs (which exist, not how far they got), and the count of audit rows that are not `denied`), to check that a refused request changed
  * nothing.
  */
 import type { SqlExecutor } from "../store/db.ts";
@@ -31,7 +31,7 @@ const QUERY = `SELECT
   ${digest("annotations", "t::text")} AS annotations,
   ${digest("targets", "t::text")} AS targets,
   ${digest("check_definitions", "t::text")} AS checks,
-  ${digest("runs", "t::text")} AS runs,
+  ${digest("runs", "t.id || t.spec::text")} AS runs,
   (SELECT count(*) FROM audit WHERE outcome <> 'denied') AS audit`;
 
 /** The fingerprint of the state `db` holds now. */

@@ -144,8 +144,9 @@ export const EXAMPLES: Readonly<Record<string, ExampleMaker>> = {
     body: { name: "edited", targetId: await storedTarget(e), type: "icmp", enabled: false },
   }),
   deleteCheck: async (e) => ({ params: { id: await storedCheck(e) } }),
+  createRun: async () => ({ body: { type: "tcp", pairs: [{ source: "a", destination: "b" }] } }),
   projectCheck: async (e) => ({ body: { name: "draft", targetId: await storedTarget(e), type: "tcp" } }),
 };
 
-/** The contract's write routes. */
-export const writeRoutes: readonly RouteSpec[] = routes.filter((r) => r.method !== "GET");
+/** The contract's write routes (a `safe` POST changes nothing and is not one). */
+export const writeRoutes: readonly RouteSpec[] = routes.filter((r) => r.method !== "GET" && r.safe !== true);
