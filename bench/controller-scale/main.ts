@@ -6,20 +6,21 @@
  * plan computation time (the planner the controller runs, timed here on the same fleet).
  *
  *   npm run bench -- controller-scale [--agents 1000,5000] [--channels 16] [--events 10] [--mode full|sparse]
- *                                     [--no-record]
+ *                                     [--watchers K] [--no-record]
  *
  * Memory: the controller runs in a memory cgroup of its own (as root); its working set (usage minus inactive file
  * pages, what Kubernetes limits and evicts on) is the headline, RSS beside it. `--mode sparse` starts the
- * controller on the sparse plan (each agent gets its planned peers, not the whole fleet: the way a fleet of
- * 10,000 runs; the full mesh at 10,000 is 10^8 peer entries for the simulated fleet to hold): convergence is then
- * "every agent has its plan" and the live switch to sparse is skipped.
+ * controller on the sparse plan (convergence is then "every agent has its plan"; the live switch is skipped).
+ * `--watchers K`: only the first K agents hold a WatchPeers stream, the others register and heartbeat: every
+ * watcher receives the whole fleet (in sparse mode too), and 10,000 watchers are 10,000 lists of 10,000 peers
+ * (~10 GB) that this one process cannot take in.
  */
 import { loadavg } from "node:os";
 import { parseArgs } from "node:util";
 import { type PlanOptions, planProbes } from "@svc/controller";
 import { quantile, record, table } from "../lib/report.ts";
 import { ControllerProcess } from "./controller-process.ts";
-import { SimFleet } from "./sim-fleet.ts";
+import { type SimAgent, SimFleet } from "./sim-fleet.ts";
 
 const { values } = parseArgs({
   options: {
@@ -30,6 +31,7 @@ const { values } = parseArgs({
     /** --max-old-space-size for the controller's node, MiB (default: node's own) */
     "controller-heap": { type: "string" },
     mode: { type: "string", default: "full" },
+    watchers: { type: "string" },
     "no-record": { type: "boolean", default: false },
   },
 });
@@ -39,6 +41,7 @@ const events = Number(values.events);
 const concurrency = Number(values.concurrency);
 const SPARSE = { ringDegree: 2, zoneChords: 2 };
 const startSparse = values.mode === "sparse";
+const watchers = values.watchers === undefined ? undefined : Number(values.watchers);
 const MiB = 2 ** 20;
 
 const now = () => performance.now();
@@ -84,7 +87,12 @@ interface Propagation {
   entriesPerEvent: number[];
 }
 
-/** One join (or leave) of a short-lived agent: ms until every simulated agent saw it. */
+/** The simulated agents that hold a WatchPeers stream. */
+function watching(fleet: SimFleet): SimAgent[] {
+  return [...fleet.agents.values()].filter((a) => a.stream !== undefined);
+}
+
+/** One join (or leave) of a short-lived agent: ms until every watching simulated agent saw it. */
 async function propagate(
   fleet: SimFleet,
   id: string,
@@ -92,7 +100,7 @@ async function propagate(
   kind: "join" | "leave",
   out: Propagation,
 ) {
-  const waiting = new Set(fleet.agents.keys());
+  const waiting = new Set(watching(fleet).map((a) => a.id));
   waiting.delete(id);
   const target = waiting.size;
   let seen = 0;
@@ -194,14 +202,15 @@ async function runOne(n: number): Promise<Result> {
     const t0 = now();
     await pool(n, concurrency, async (i) => {
       const agent = await fleet.register(`sim-${i}`, i);
-      fleet.watch(agent);
+      if (i < (watchers ?? n)) fleet.watch(agent);
+      else fleet.heartbeat(agent);
     });
     const registered = now() - t0;
     console.log(`  ${n}: all registered in ${fmt(registered)}`);
     await until(
       startSparse
-        ? () => [...fleet.agents.values()].every((a) => a.sparse && a.planned > 0)
-        : () => [...fleet.agents.values()].every((a) => a.count === n - 1),
+        ? () => watching(fleet).every((a) => a.sparse && a.planned > 0)
+        : () => watching(fleet).every((a) => a.count === n - 1),
       startSparse ? "every agent has its sparse plan" : "every agent holds the whole fleet",
       600_000,
     );
@@ -238,7 +247,7 @@ async function runOne(n: number): Promise<Result> {
     if (!startSparse) {
       ctl.reload({ mode: "sparse", sparse: SPARSE });
       await until(
-        () => [...fleet.agents.values()].every((a) => a.sparse && a.planned > 0),
+        () => watching(fleet).every((a) => a.sparse && a.planned > 0),
         "every agent has its sparse plan",
         120_000,
       );
@@ -376,7 +385,7 @@ const body = [
   `N simulated agents (Register, Heartbeat every 5 s, incremental WatchPeers) in the bench process over ${channels}`,
   `gRPC channels to a \`svc controller\` process on loopback; ${events} join + ${events} leave events per N, each`,
   `timed until every agent saw it (debounce 150 ms included); sparse: ringDegree ${SPARSE.ringDegree}, zoneChords`,
-  `${SPARSE.zoneChords}, 10 zones${startSparse ? " (the controller started on the sparse plan)" : ""}. CPU is the controller's own (/proc), % of one core; the machine's 2 cores are`,
+  `${SPARSE.zoneChords}, 10 zones${startSparse ? " (the controller started on the sparse plan)" : ""}${watchers === undefined ? "" : `; only ${watchers} agents hold a WatchPeers stream (the others register and heartbeat), and the propagation rows count those`}. CPU is the controller's own (/proc), % of one core; the machine's 2 cores are`,
   `shared with the simulated fleet.${heapNote} Memory: the controller in a memory cgroup of its own; working set`,
   "= usage minus inactive file pages (what Kubernetes limits on), sampled every 250 ms; RSS beside it.",
   "",
