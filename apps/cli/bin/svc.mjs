@@ -28,8 +28,17 @@ if (BINARIES.includes(cmd) && !fromSources) {
 } else {
   // a child started by the lab inherits the switch, so a lab run from sources runs every binary from sources
   if (fromSources) process.env.SVC_FROM_SOURCES = "1";
-  const { register } = await import("tsx/esm/api");
-  register();
+  let tsx;
+  try {
+    tsx = await import("tsx/esm/api");
+  } catch {
+    console.error(
+      `svc: "svc ${cmd ?? ""}" runs from the TypeScript sources, which needs the dev dependencies (npm ci); ` +
+        "a production install (npm ci --omit=dev) runs only the agent, controller and console bundles",
+    );
+    process.exit(1);
+  }
+  tsx.register();
   const { main } = await import("../src/main.ts");
   process.exit(await main(args));
 }
