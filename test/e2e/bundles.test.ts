@@ -7,7 +7,16 @@
  */
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
@@ -165,4 +174,24 @@ test("npm ci --omit=dev + the bundles run controller, agents and console", { tim
   const page = await fetch(`http://127.0.0.1:${conHttp}/`);
   assert.equal(page.status, 200);
   assert.match(await page.text(), /<div id="root">|svc-auth-mode/);
+});
+
+test("without its bundle a binary does not start from sources unasked; a production install has no sources mode", () => {
+  const svc = join(tree, "apps/cli/bin/svc.mjs");
+  const dist = join(tree, "apps/controller/dist");
+  renameSync(dist, `${dist}.off`);
+  try {
+    const env = { ...process.env, SVC_FROM_SOURCES: "0" };
+    const missing = spawnSync(process.execPath, [svc, "controller", "--help"], { encoding: "utf8", env });
+    assert.equal(missing.status, 1);
+    assert.match(missing.stderr, /controller\.mjs is not built: run "npm run build", or .*--from-sources/);
+    const sources = spawnSync(process.execPath, [svc, "controller", "--from-sources", "--help"], {
+      encoding: "utf8",
+      env,
+    });
+    assert.equal(sources.status, 1);
+    assert.match(sources.stderr, /needs the dev dependencies/);
+  } finally {
+    renameSync(`${dist}.off`, dist);
+  }
 });
