@@ -120,16 +120,31 @@ function fileKeys(v: unknown, path = ""): [string, string][] {
   });
 }
 
-/** Loads the configuration a workload's ConfigMap holds with the binary's own loader; returns the file keys. */
-function loadRendered(binary: "agent" | "controller" | "console", text: string): [string, string][] {
+/** What a rendered configuration says that the pod spec must agree with. */
+interface Loaded {
+  files: [string, string][];
+  /** container port name -> port the binary listens on */
+  ports: Record<string, number>;
+}
+
+/** Loads the configuration a workload's ConfigMap holds with the binary's own loader. */
+function loadRendered(binary: "agent" | "controller" | "console", text: string): Loaded {
   if (binary === "console") {
     const { config, warnings } = parseConsoleConfig(text, {}, "rendered console config");
     assert.deepEqual(warnings, [], "console config loads without warnings");
-    return fileKeys(config);
+    return { files: fileKeys(config), ports: { http: config.httpPort, metrics: config.metricsPort } };
   }
   const { config, warnings } = parseConfig(text, {}, "node-1", `rendered ${binary} config`);
   assert.deepEqual(warnings, [], `${binary} config loads without warnings`);
-  return fileKeys(config);
+  const ports: Record<string, number> = {
+    http: config.httpPort,
+    metrics: config.metricsPort,
+    grpc: config.grpcPort,
+  };
+  if (binary === "agent") ports.echo = config.grpcPort;
+  if (binary === "controller" && config.controller.externalGateway.enabled)
+    ports.gateway = config.controller.externalGateway.port;
+  return { files: fileKeys(config), ports };
 }
 
 test("helm lint is clean for the defaults and every ci values file", () => {
@@ -173,8 +188,17 @@ for (const s of SCENARIOS) {
       const cm = byName.get(`ConfigMap/${cmVolume?.configMap?.name}`);
       const text = cm?.data?.["config.yaml"];
       assert.ok(text, `${o.metadata.name}: rendered config.yaml`);
+      const loaded = loadRendered(binary, text);
+      // the pod's named ports are the ones the binary listens on, and it declares no other
+      const declared = Object.fromEntries(
+        ((container as { ports?: { name: string; containerPort: number }[] }).ports ?? []).map((p) => [
+          p.name,
+          p.containerPort,
+        ]),
+      );
+      assert.deepEqual(declared, loaded.ports, `${binary}: container ports vs the configuration`);
       // every file the loaded config names lies under one of the container's mounts, from a volume that exists
-      for (const [key, file] of loadRendered(binary, text)) {
+      for (const [key, file] of loaded.files) {
         const mount = container.volumeMounts?.find((m) => file.startsWith(`${m.mountPath}/`));
         assert.ok(mount, `${binary}: ${key} = ${file} is not under a mounted volume`);
         assert.ok(pod.volumes?.some((v) => v.name === mount.name));
@@ -245,7 +269,7 @@ test("a value the binary refuses fails here, not at the pod's start", () => {
   const objects = render([], ["checkers.udp.packets=0", "topology.mode=ring"]);
   const cm = objects.find((o) => o.kind === "ConfigMap" && o.metadata.name === "rel-svc-controller");
   assert.throws(
-    () => loadRendered("controller", cm?.data?.["config.yaml"] ?? ""),
+    () => loadRendered("controller", cm?.data?.["config.yaml"] ?? "").files,
     (e: unknown) =>
       e instanceof Error &&
       /checkers\.udp\.packets/.test(String((e as { issues?: string[] }).issues)) &&
