@@ -148,11 +148,11 @@ export const deleteCheck = route({
   path: "/api/v1/checks/{id}",
   tag: "checks",
   summary: "Deletes a check definition",
-  description: "404 for an unknown or malformed id. Audited.",
+  description: "404 for an unknown or malformed id; 409 while a schedule uses it. Audited.",
   access: "checks:read",
   spec: false,
   params: CheckIdParams,
-  responses: { 204: null, ...errors(401, 403, 404, 503) },
+  responses: { 204: null, ...errors(401, 403, 404, 409, 503) },
 });
 
 export const projectCheck = route({

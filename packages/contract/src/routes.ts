@@ -6,10 +6,12 @@ import * as config from "./console-config.ts";
 import * as events from "./events.ts";
 import * as fleet from "./fleet.ts";
 import * as metricsQueries from "./metrics-queries.ts";
+import * as mtr from "./mtr.ts";
 import * as probes from "./probes.ts";
 import * as rbac from "./rbac.ts";
 import type { RouteSpec } from "./route.ts";
 import * as runs from "./runs.ts";
+import * as schedules from "./schedules.ts";
 import * as targets from "./targets.ts";
 import * as tokens from "./tokens.ts";
 import * as users from "./users.ts";
@@ -68,9 +70,14 @@ export const routes: readonly RouteSpec[] = [
   checks.projectCheck,
   checks.updateCheck,
   checks.deleteCheck,
+  schedules.listSchedules,
+  schedules.createSchedule,
+  schedules.updateSchedule,
+  schedules.deleteSchedule,
   runs.createRun,
   runs.listRuns,
   runs.getRun,
+  mtr.listMtrSnapshots,
   metricsQueries.queryMetrics,
   metricsQueries.queryMetricsRange,
   ws.openSocket,

@@ -18,10 +18,12 @@ import type { CookiePolicy } from "./cookie-policy.ts";
 import { addEventRoutes } from "./events.ts";
 import { addFleetRoutes } from "./fleet.ts";
 import { addMetricsQueryRoutes } from "./metrics-queries.ts";
+import { addMtrRoutes } from "./mtr.ts";
 import { addOidcRoutes } from "./oidc-routes.ts";
 import { addRbacRoutes } from "./rbac.ts";
 import { routeAdder } from "./register.ts";
 import { addRunRoutes } from "./runs.ts";
+import { addScheduleRoutes } from "./schedules.ts";
 import { addTokenRoutes } from "./tokens.ts";
 import { addUserRoutes } from "./users.ts";
 
@@ -81,6 +83,8 @@ export function addConsoleRoutes(app: FastifyInstance, deps: ConsoleRouteDeps): 
   addEventRoutes(add, { history: deps.history });
   addAnnotationRoutes(add, { annotations: deps.annotations });
   addCheckRoutes(add, { catalog: deps.operations?.catalog, audit });
+  addScheduleRoutes(add, { schedules: deps.operations?.schedules });
   addRunRoutes(add, { runs: deps.operations?.runs, budgets: s.budgets });
   addMetricsQueryRoutes(add, { config, budgets: s.budgets });
+  addMtrRoutes(add, { mtr: deps.operations?.mtr });
 }

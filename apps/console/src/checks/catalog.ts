@@ -20,6 +20,7 @@ import { type AuditActor, allowedRow, insertAudit } from "../store/audit-row.ts"
 import type { Db, Row, SqlExecutor } from "../store/db.ts";
 import { json, num } from "../store/rows.ts";
 import { project, shapeProblem } from "./projection.ts";
+import { checkSchedulesStillRun, refuseIfScheduled } from "./schedule-rules.ts";
 import { parseTargetAddress } from "./target-address.ts";
 
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -211,6 +212,7 @@ export class Catalog {
     const now = this.o.now();
     return this.write(async (tx) => {
       await this.lockTarget(tx, input.targetId);
+      await checkSchedulesStillRun(tx, id, input.type);
       const [r] = await tx.query(
         `UPDATE check_definitions SET name = $2, target_id = $3, type = $4, params = $5::jsonb,
            sources = $6::jsonb, interval_ms = $7, timeout_ms = $8, enabled = $9, updated_at = $10
@@ -227,6 +229,9 @@ export class Catalog {
   deleteCheck(id: string, actor: AuditActor): Promise<void> {
     const now = this.o.now();
     return this.write(async (tx) => {
+      const [old] = await tx.query("SELECT id FROM check_definitions WHERE id = $1 FOR UPDATE", [id]);
+      if (!old) throw new NotFoundError("no such check definition");
+      await refuseIfScheduled(tx, id);
       const rows = await tx.query("DELETE FROM check_definitions WHERE id = $1 RETURNING id", [id]);
       if (rows.length === 0) throw new NotFoundError("no such check definition");
       await insertAudit(tx, allowedRow(actor, now, { checkId: id }));

@@ -10,10 +10,12 @@ import { ControllerClient } from "../fleet/controller-client.ts";
 import { realTicker, type Ticker } from "../live/ticker.ts";
 import type { ConsoleLogger } from "../log.ts";
 import type { ConsoleMetrics } from "../metrics.ts";
+import { MtrHistory } from "../runs/mtr-history.ts";
 import { Runs } from "../runs/runs.ts";
 import type { Db } from "../store/db.ts";
 import { Catalog } from "./catalog.ts";
 import { ExternalFanout } from "./fanout.ts";
+import { Schedules } from "./schedules.ts";
 
 /** Dependencies of the operations subsystem. */
 export interface OperationsOptions {
@@ -42,6 +44,8 @@ export class Operations {
   readonly catalog: Catalog;
   readonly fanout: ExternalFanout;
   readonly runs: Runs;
+  readonly mtr: MtrHistory;
+  readonly schedules: Schedules;
   private started = false;
 
   constructor(o: OperationsOptions) {
@@ -66,6 +70,7 @@ export class Operations {
       resyncMs: o.resyncMs,
       maxBytes: o.maxBytes,
     });
+    this.mtr = new MtrHistory(o.db);
     this.runs = new Runs({
       db: o.db,
       scheduler: o.scheduler ?? wallClock,
@@ -73,6 +78,17 @@ export class Operations {
       publish: o.publish,
       log: o.log,
       leaseMs: o.runLeaseMs,
+      mtrCompleted: async (pair, result, at) => {
+        await this.mtr.record(pair.source, pair.destination, result, "run", at);
+      },
+    });
+    this.schedules = new Schedules({
+      db: o.db,
+      scheduler: o.scheduler ?? wallClock,
+      catalog: this.catalog,
+      controller: this.controller,
+      mtr: this.mtr,
+      log: o.log,
     });
   }
 
@@ -82,11 +98,12 @@ export class Operations {
     this.started = true;
     if (this.controller.configured) this.fanout.start();
     this.runs.start();
+    if (this.controller.configured) this.schedules.start();
   }
 
   /** Stops the background work. */
   async stop(): Promise<void> {
     this.started = false;
-    await Promise.all([this.fanout.stop(), this.runs.stop()]);
+    await Promise.all([this.fanout.stop(), this.runs.stop(), this.schedules.stop()]);
   }
 }

@@ -57,7 +57,7 @@ export interface RunsOptions {
   publish: (topic: string, data: unknown) => void;
   log: ConsoleLogger;
   /** a completed mtr trace (for the path history) */
-  mtrCompleted?: (run: Run, result: Record<string, unknown>, at: number) => Promise<void>;
+  mtrCompleted?: (pair: RunPair, result: Record<string, unknown>, at: number) => Promise<void>;
   leaseMs?: number;
   concurrency?: number;
 }
@@ -263,7 +263,7 @@ export class Runs {
       p.lastError = typeof result.error === "string" && result.error !== "" ? result.error : null;
       if (a.run.spec.type === "mtr" && this.o.mtrCompleted)
         await this.o
-          .mtrCompleted(a.run, result, this.o.scheduler.now())
+          .mtrCompleted(p, result, this.o.scheduler.now())
           .catch((e: unknown) => this.o.log.warn({ err: String(e) }, "mtr snapshot not stored"));
       return;
     }

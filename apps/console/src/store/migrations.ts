@@ -181,6 +181,39 @@ ALTER TABLE runs ADD COLUMN lease_until bigint;
 CREATE INDEX runs_running ON runs (status) WHERE status = 'running';
 `,
   },
+  {
+    version: 5,
+    name: "schedules, mtr path history",
+    sql: `
+CREATE TABLE schedules (
+  id text PRIMARY KEY,
+  name text NOT NULL,
+  definition_id text NOT NULL REFERENCES check_definitions (id) ON DELETE RESTRICT,
+  kind text NOT NULL,
+  interval_ms bigint NOT NULL,
+  enabled boolean NOT NULL,
+  next_at bigint,
+  last_at bigint,
+  last_failure text,
+  last_failure_at bigint,
+  created_at bigint NOT NULL,
+  updated_at bigint NOT NULL
+);
+CREATE INDEX schedules_definition ON schedules (definition_id);
+CREATE TABLE mtr_paths (
+  id bigserial PRIMARY KEY,
+  source text NOT NULL,
+  destination text NOT NULL,
+  path_hash text NOT NULL,
+  hops jsonb NOT NULL,
+  origin text NOT NULL,
+  first_at bigint NOT NULL,
+  last_at bigint NOT NULL,
+  traces integer NOT NULL
+);
+CREATE INDEX mtr_paths_pair ON mtr_paths (source, destination, first_at DESC, id DESC);
+`,
+  },
 ];
 
 /** Thrown when the database was migrated by a newer console than this one. */

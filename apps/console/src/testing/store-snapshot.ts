@@ -16,6 +16,7 @@ export interface StoreSnapshot {
   targets: string;
   checks: string;
   runs: string;
+  schedules: string;
   audit: number;
 }
 
@@ -32,6 +33,7 @@ const QUERY = `SELECT
   ${digest("targets", "t::text")} AS targets,
   ${digest("check_definitions", "t::text")} AS checks,
   ${digest("runs", "t.id || t.spec::text")} AS runs,
+  ${digest("schedules", "t.id || t.name || t.definition_id || t.kind || t.interval_ms || t.enabled")} AS schedules,
   (SELECT count(*) FROM audit WHERE outcome <> 'denied') AS audit`;
 
 /** The fingerprint of the state `db` holds now. */
@@ -48,6 +50,7 @@ export async function snapshot(db: SqlExecutor): Promise<StoreSnapshot> {
     targets: String(r.targets),
     checks: String(r.checks),
     runs: String(r.runs),
+    schedules: String(r.schedules),
     audit: Number(r.audit),
   };
 }

@@ -77,6 +77,17 @@ async function storedCheck(e: LocalEnv): Promise<string> {
   return id;
 }
 
+/** A disabled schedule of a stored definition (no audit row). */
+async function storedSchedule(e: LocalEnv): Promise<string> {
+  const id = randomUUID();
+  await e.db.query(
+    `INSERT INTO schedules (id, name, definition_id, kind, interval_ms, enabled, created_at, updated_at)
+     VALUES ($1, 'nightly', $2, 'check', 300000, false, $3, $3)`,
+    [id, await storedCheck(e), e.clock.t],
+  );
+  return id;
+}
+
 async function signedIn(e: LocalEnv, username: string, password: string): Promise<CookieClient> {
   const c = browser(e.server);
   assert.equal((await login(c, username, password)).status, 200);
@@ -144,6 +155,20 @@ export const EXAMPLES: Readonly<Record<string, ExampleMaker>> = {
     body: { name: "edited", targetId: await storedTarget(e), type: "icmp", enabled: false },
   }),
   deleteCheck: async (e) => ({ params: { id: await storedCheck(e) } }),
+  createSchedule: async (e) => ({
+    body: { name: "hourly", definitionId: await storedCheck(e), enabled: false },
+  }),
+  updateSchedule: async (e) => ({
+    params: { id: await storedSchedule(e) },
+    body: {
+      name: "trace",
+      definitionId: await storedCheck(e),
+      kind: "mtr",
+      intervalSeconds: 600,
+      enabled: false,
+    },
+  }),
+  deleteSchedule: async (e) => ({ params: { id: await storedSchedule(e) } }),
   createRun: async () => ({ body: { type: "tcp", pairs: [{ source: "a", destination: "b" }] } }),
   projectCheck: async (e) => ({ body: { name: "draft", targetId: await storedTarget(e), type: "tcp" } }),
 };
