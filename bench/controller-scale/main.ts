@@ -32,6 +32,8 @@ const { values } = parseArgs({
     "controller-heap": { type: "string" },
     mode: { type: "string", default: "full" },
     watchers: { type: "string" },
+    /** more flags for the controller's node, space-separated (e.g. V8's defaults, which turn its policy off) */
+    "controller-node-args": { type: "string" },
     "no-record": { type: "boolean", default: false },
   },
 });
@@ -176,7 +178,10 @@ async function runOne(n: number): Promise<Result> {
   const heap = values["controller-heap"];
   const ctl = await ControllerProcess.start(
     startSparse ? { mode: "sparse", sparse: SPARSE } : { mode: "full" },
-    heap ? [`--max-old-space-size=${heap}`] : [],
+    [
+      ...(heap ? [`--max-old-space-size=${heap}`] : []),
+      ...(values["controller-node-args"]?.split(" ") ?? []),
+    ],
   );
   const fleet = new SimFleet(`127.0.0.1:${ctl.grpcPort}`, channels);
   fleet.reserve(n + 2 * events + 16);
@@ -378,6 +383,9 @@ add(
 );
 add("errors", "0", (r) => r.errors);
 
+const argsNote = values["controller-node-args"]
+  ? ` Controller node flags: ${values["controller-node-args"]} (flags the controller's policy names are the operator's: the policy leaves them).`
+  : "";
 const heapNote = values["controller-heap"]
   ? ` The controller's node ran with --max-old-space-size=${values["controller-heap"]} (which replaces its own garbage-collection policy).`
   : " The controller's node ran with its default heap limit and its own garbage-collection policy (apps/controller/src/heap-policy.ts).";
@@ -386,7 +394,7 @@ const body = [
   `gRPC channels to a \`svc controller\` process on loopback; ${events} join + ${events} leave events per N, each`,
   `timed until every agent saw it (debounce 150 ms included); sparse: ringDegree ${SPARSE.ringDegree}, zoneChords`,
   `${SPARSE.zoneChords}, 10 zones${startSparse ? " (the controller started on the sparse plan)" : ""}${watchers === undefined ? "" : `; only ${watchers} agents hold a WatchPeers stream (the others register and heartbeat), and the propagation rows count those`}. CPU is the controller's own (/proc), % of one core; the machine's 2 cores are`,
-  `shared with the simulated fleet.${heapNote} Memory: the controller in a memory cgroup of its own; working set`,
+  `shared with the simulated fleet.${heapNote}${argsNote} Memory: the controller in a memory cgroup of its own; working set`,
   "= usage minus inactive file pages (what Kubernetes limits on), sampled every 250 ms; RSS beside it.",
   "",
   `Load average (1 min) before / after: ${loadBefore.toFixed(1)} / ${(loadavg()[0] ?? 0).toFixed(1)} (other work on the`,
