@@ -283,3 +283,18 @@ test("a value the binary refuses fails here, not at the pod's start", () => {
     /console\.websocket\.maxConnections/,
   );
 });
+
+test("the dashboards ConfigMap holds deploy/grafana/*.json as generated", () => {
+  const cm = render([join(CHART, "ci/console-oidc-redis-values.yaml")]).find(
+    (o) => o.kind === "ConfigMap" && o.metadata.name === "rel-svc-grafana-dashboards",
+  );
+  const dir = join(ROOT, "deploy/grafana");
+  const files = readdirSync(dir).filter((f) => f.endsWith(".json"));
+  assert.deepEqual(Object.keys(cm?.data ?? {}).sort(), files.sort());
+  for (const f of files)
+    assert.deepEqual(JSON.parse(cm?.data?.[f] ?? ""), JSON.parse(readFileSync(join(dir, f), "utf8")));
+  assert.equal(
+    (cm?.metadata as { labels?: Record<string, string> } | undefined)?.labels?.grafana_dashboard,
+    "1",
+  );
+});
