@@ -18,6 +18,10 @@ import { EventsPage } from "./pages/events/events-page.tsx";
 import { MatrixPage } from "./pages/matrix/matrix-page.tsx";
 import { NodePage } from "./pages/node/node-page.tsx";
 import { NotFoundPage } from "./pages/not-found.tsx";
+import { ChecksPage } from "./pages/operations/checks-page.tsx";
+import { MetricsPage } from "./pages/operations/metrics-page.tsx";
+import { RunPage, RunsPage } from "./pages/operations/runs-page.tsx";
+import { TargetsPage } from "./pages/operations/targets-page.tsx";
 import { OverviewPage } from "./pages/overview/overview-page.tsx";
 import { PairPage } from "./pages/pair/pair-page.tsx";
 import { SettingsPage } from "./pages/settings/settings.tsx";
@@ -97,6 +101,19 @@ const eventsRoute = createRoute({
   path: "/events",
   component: EventsRoute,
 });
+const targetsRoute = createRoute({
+  getParentRoute: () => appRoute,
+  path: "/targets",
+  component: TargetsPage,
+});
+const checksRoute = createRoute({ getParentRoute: () => appRoute, path: "/checks", component: ChecksPage });
+const runsRoute = createRoute({ getParentRoute: () => appRoute, path: "/runs", component: RunsPage });
+const runRoute = createRoute({ getParentRoute: () => appRoute, path: "/runs/$id", component: RunPage });
+const metricsRoute = createRoute({
+  getParentRoute: () => appRoute,
+  path: "/metrics",
+  component: MetricsPage,
+});
 const settingsRoute = createRoute({
   getParentRoute: () => appRoute,
   path: "/settings",
@@ -114,6 +131,11 @@ const routeTree = rootRoute.addChildren([
     nodeRoute,
     pairRoute,
     eventsRoute,
+    targetsRoute,
+    checksRoute,
+    runsRoute,
+    runRoute,
+    metricsRoute,
     settingsRoute,
   ]),
 ]);

@@ -17,6 +17,10 @@ const NAV = [
   { to: "/matrix", label: "Matrix" },
   { to: "/topology", label: "Topology" },
   { to: "/events", label: "Events" },
+  { to: "/targets", label: "Targets" },
+  { to: "/checks", label: "Checks" },
+  { to: "/runs", label: "Runs" },
+  { to: "/metrics", label: "Metrics" },
   { to: "/settings", label: "Settings" },
 ] as const;
 

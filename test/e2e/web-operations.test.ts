@@ -1,0 +1,140 @@
+// Targets, Checks, Runs and Metrics pages in Chromium against a console on a real database and a real controller
+// whose agents answer diagnostics over gRPC: create a target and a check in the UI, watch the check's live
+// projection name the agents, start a duration run and watch it finish live on its page (run:{id} pushes), and see
+// the Metrics page answer that no metrics server is configured.
+import assert from "node:assert/strict";
+import { after, before, describe, test } from "node:test";
+import { Controller, testConfig, waitUntil } from "@svc/controller";
+import type { Browser, Page } from "playwright-core";
+import { TaskAgent } from "../../apps/console/src/runs/testdata/task-agent.ts";
+import type { ConsoleServer } from "../../apps/console/src/server.ts";
+import { type TestDatabases, testDatabases } from "../../apps/console/src/testing/test-db.ts";
+import { skipUnless } from "../helpers/env.ts";
+import {
+  browserMissing,
+  ensureWebBuilt,
+  launchChromium,
+  screenshot,
+  startWebConsole,
+} from "./web-harness.ts";
+
+describe("console web app: targets, checks, runs, metrics", skipUnless(browserMissing()), () => {
+  let ctl: Controller;
+  let dbs: TestDatabases;
+  let server: ConsoleServer;
+  let browser: Browser;
+  const agents: TaskAgent[] = [];
+
+  before(async () => {
+    ensureWebBuilt();
+    ctl = new Controller({
+      config: testConfig({ agentTtl: 600_000 }),
+      version: { version: "2.5.0", commit: "web-test" },
+      grpcHost: "127.0.0.1",
+      httpHost: "127.0.0.1",
+    });
+    await ctl.start();
+    for (const [i, node] of ["node-1", "node-2", "node-3"].entries())
+      agents.push(await TaskAgent.start(ctl, node, `198.18.0.${61 + i}`, () => ({})));
+    dbs = await testDatabases();
+    const fresh = await dbs.fresh();
+    server = await startWebConsole(
+      `auth:\n  mode: anonymous\n  anonymous:\n    role: operator\ncontroller:\n  url: http://127.0.0.1:${ctl.httpPort}\n`,
+      fresh.db,
+    );
+    browser = await launchChromium();
+  });
+  after(async () => {
+    await browser?.close();
+    await server?.stop();
+    for (const a of agents) a.close();
+    await ctl?.stop();
+    await dbs?.close();
+  });
+
+  async function open(path: string): Promise<Page> {
+    const ctx = await browser.newContext({ viewport: { width: 1280, height: 1000 } });
+    const page = await ctx.newPage();
+    page.setDefaultTimeout(15_000);
+    await page.goto(`${server.httpUrl}${path}`);
+    return page;
+  }
+
+  test("create a target and a check with its projection, start a run and watch it finish", async () => {
+    const page = await open("/targets");
+    const addTarget = page.getByRole("form", { name: "Add target" });
+    await addTarget.getByLabel("Name").fill("db");
+    await addTarget.getByLabel(/^Address/).fill("198.18.9.9:5432");
+    await addTarget.getByRole("button", { name: "Add target" }).click();
+    await page.getByTestId("target-row").filter({ hasText: "198.18.9.9" }).waitFor();
+    assert.match(
+      (await page.getByTestId("target-row").textContent()) ?? "",
+      /db\s*host\s*198\.18\.9\.9\s*5432/,
+    );
+
+    await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Checks" }).click();
+    const editor = page.getByRole("form", { name: "New check" });
+    await editor.getByLabel("Name").fill("pg");
+    await waitUntil(
+      async () => (await page.getByTestId("projection-agents").textContent()) === "node-1, node-2, node-3",
+      "projection names every agent",
+      15_000,
+    );
+    await editor.getByLabel(/^Source nodes/).fill("node-2");
+    await waitUntil(
+      async () => (await page.getByTestId("projection-agents").textContent()) === "node-2",
+      "projection follows the draft",
+      15_000,
+    );
+    await editor.getByLabel(/^Source zones/).fill("");
+    await editor.getByLabel(/^Source nodes/).fill("nowhere");
+    await page.getByTestId("projection-none").waitFor();
+    await editor.getByLabel(/^Source nodes/).fill("node-2");
+    await page.getByTestId("projection-agents").waitFor();
+    await editor.getByRole("button", { name: "Save check" }).click();
+    await page.getByTestId("check-row").filter({ hasText: "pg" }).waitFor();
+    await screenshot(page, "operations-checks");
+    await waitUntil(
+      () => ctl.externalChecks.specsOf("id-node-2").length === 1,
+      "the fan-out sent it to node-2",
+    );
+    assert.deepEqual(ctl.externalChecks.specsOf("id-node-1"), []);
+
+    await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Runs" }).click();
+    const form = page.getByRole("form", { name: "Start run" });
+    await form.getByLabel(/^Sources/).fill("node-1, node-2");
+    await form.getByLabel(/^Destinations/).fill("node-3");
+    await form.getByLabel(/^Duration/).fill("10");
+    await form.getByRole("button", { name: "Start run" }).click();
+    await page.getByTestId("run-status").waitFor();
+    assert.equal(await page.getByTestId("run-pair").count(), 2);
+    const requests: string[] = [];
+    page.on("request", (r) => requests.push(new URL(r.url()).pathname));
+    await waitUntil(
+      async () => (await page.getByTestId("run-status").textContent()) === "completed",
+      "the run ends completed on its page",
+      20_000,
+    );
+    assert.ok(
+      !requests.some((p) => p.startsWith("/api/v1/runs/")),
+      "the page followed the run:{id} pushes, not polling",
+    );
+    const pairs = await page.getByTestId("run-pair").allTextContents();
+    assert.deepEqual(
+      pairs.map((t) => /completed2 \/ 22/.test(t)),
+      [true, true],
+      pairs.join(" | "),
+    );
+    await screenshot(page, "operations-run");
+
+    await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Metrics" }).click();
+    await page.getByLabel("PromQL").fill("up");
+    await page.getByRole("button", { name: "Run query" }).click();
+    await waitUntil(
+      async () =>
+        /metrics server not configured/.test((await page.getByRole("alert").last().textContent()) ?? ""),
+      "the Metrics page says why",
+      15_000,
+    );
+  });
+});
