@@ -81,11 +81,25 @@ class Entry implements ClockEntry {
  * no wake-up of its own. A callback that throws does not stop the batch; its error
  * goes to onError (default: rethrown on its own, as an uncaught exception, like a timer's).
  */
+/** The time source and the one timer a CoalescingClock uses (Node's by default; a virtual clock in tests). */
+export interface ClockTimers {
+  now(): number;
+  set(fn: () => void, ms: number): unknown;
+  clear(handle: unknown): void;
+}
+
+const nodeTimers: ClockTimers = {
+  now: () => performance.now(),
+  set: (fn, ms) => setTimeout(fn, ms),
+  clear: (h) => clearTimeout(h as NodeJS.Timeout),
+};
+
 export class CoalescingClock implements ProbeClock {
   readonly #onError: (err: unknown) => void;
+  readonly #t: ClockTimers;
   readonly #byEarliest = new MinHeap<Entry>((e) => e.earliest);
   readonly #byLatest = new MinHeap<Entry>((e) => e.latest);
-  #timer: NodeJS.Timeout | undefined;
+  #timer: unknown;
   #armedFor = Number.POSITIVE_INFINITY;
   #pending = 0;
   #firing = false;
@@ -96,7 +110,8 @@ export class CoalescingClock implements ProbeClock {
     if (this.#pending === 0) this.#disarm();
   };
 
-  constructor(options: { onError?: (err: unknown) => void } = {}) {
+  constructor(options: { onError?: (err: unknown) => void; timers?: ClockTimers } = {}) {
+    this.#t = options.timers ?? nodeTimers;
     this.#onError =
       options.onError ??
       ((err) =>
@@ -106,7 +121,7 @@ export class CoalescingClock implements ProbeClock {
   }
 
   now(): number {
-    return performance.now();
+    return this.#t.now();
   }
 
   /** Callbacks scheduled and not yet run or cancelled. */
@@ -138,13 +153,13 @@ export class CoalescingClock implements ProbeClock {
   }
 
   #arm(at: number): void {
-    if (this.#timer) clearTimeout(this.#timer);
+    if (this.#timer !== undefined) this.#t.clear(this.#timer);
     this.#armedFor = at;
-    this.#timer = setTimeout(() => this.#fire(), Math.max(0, at - performance.now()));
+    this.#timer = this.#t.set(() => this.#fire(), Math.max(0, at - this.#t.now()));
   }
 
   #disarm(): void {
-    if (this.#timer) clearTimeout(this.#timer);
+    if (this.#timer !== undefined) this.#t.clear(this.#timer);
     this.#timer = undefined;
     this.#armedFor = Number.POSITIVE_INFINITY;
     this.#byEarliest.clear();
@@ -154,7 +169,7 @@ export class CoalescingClock implements ProbeClock {
   #fire(): void {
     this.#timer = undefined;
     this.#armedFor = Number.POSITIVE_INFINITY;
-    const now = performance.now();
+    const now = this.#t.now();
     // Node fires a timer when its millisecond loop clock says so, which can be a fraction of a ms before `at`
     const horizon = now + TIMER_RESOLUTION_MS;
     // Node's timers count from the event loop's cached time, which lags when the turn that armed the timer ran
