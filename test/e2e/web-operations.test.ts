@@ -100,7 +100,27 @@ describe("console web app: targets, checks, runs, metrics", skipUnless(browserMi
     );
     assert.deepEqual(ctl.externalChecks.specsOf("id-node-1"), []);
 
-    await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Runs" }).click();
+    await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Schedules" }).click();
+    const sched = page.getByRole("form", { name: "New schedule" });
+    await sched.getByLabel("Name").fill("hourly pg");
+    await sched.getByLabel(/^Every/).fill("3600");
+    await sched.getByRole("button", { name: "Save schedule" }).click();
+    const row = page.getByTestId("schedule-row").filter({ hasText: "hourly pg" });
+    await row.waitFor();
+    assert.match((await row.textContent()) ?? "", /pg\s*check\s*3600 s\s*active/);
+
+    // the target's page, and a named 404 for an unknown and a malformed id alike
+    await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Targets" }).click();
+    await page.getByRole("link", { name: "db" }).click();
+    await page.getByRole("heading", { name: "Target db" }).waitFor();
+    await page.getByText("pg (tcp, every 30 s)").waitFor();
+    for (const id of ["00000000-0000-0000-0000-000000000000", "%20not%20an%20id"]) {
+      await page.goto(`${server.httpUrl}/targets/${id}`);
+      await page.getByRole("heading", { name: "No such target" }).waitFor();
+    }
+
+    await page.goto(`${server.httpUrl}/runs`);
+    await page.getByRole("heading", { name: "Runs" }).waitFor();
     const form = page.getByRole("form", { name: "Start run" });
     await form.getByLabel(/^Sources/).fill("node-1, node-2");
     await form.getByLabel(/^Destinations/).fill("node-3");

@@ -21,6 +21,8 @@ import { NotFoundPage } from "./pages/not-found.tsx";
 import { ChecksPage } from "./pages/operations/checks-page.tsx";
 import { MetricsPage } from "./pages/operations/metrics-page.tsx";
 import { RunPage, RunsPage } from "./pages/operations/runs-page.tsx";
+import { SchedulesPage } from "./pages/operations/schedules-page.tsx";
+import { TargetPage } from "./pages/operations/target-page.tsx";
 import { TargetsPage } from "./pages/operations/targets-page.tsx";
 import { OverviewPage } from "./pages/overview/overview-page.tsx";
 import { PairPage } from "./pages/pair/pair-page.tsx";
@@ -106,6 +108,16 @@ const targetsRoute = createRoute({
   path: "/targets",
   component: TargetsPage,
 });
+const targetRoute = createRoute({
+  getParentRoute: () => appRoute,
+  path: "/targets/$id",
+  component: TargetPage,
+});
+const schedulesRoute = createRoute({
+  getParentRoute: () => appRoute,
+  path: "/schedules",
+  component: SchedulesPage,
+});
 const checksRoute = createRoute({ getParentRoute: () => appRoute, path: "/checks", component: ChecksPage });
 const runsRoute = createRoute({ getParentRoute: () => appRoute, path: "/runs", component: RunsPage });
 const runRoute = createRoute({ getParentRoute: () => appRoute, path: "/runs/$id", component: RunPage });
@@ -132,7 +144,9 @@ const routeTree = rootRoute.addChildren([
     pairRoute,
     eventsRoute,
     targetsRoute,
+    targetRoute,
     checksRoute,
+    schedulesRoute,
     runsRoute,
     runRoute,
     metricsRoute,

@@ -19,6 +19,7 @@ const NAV = [
   { to: "/events", label: "Events" },
   { to: "/targets", label: "Targets" },
   { to: "/checks", label: "Checks" },
+  { to: "/schedules", label: "Schedules" },
   { to: "/runs", label: "Runs" },
   { to: "/metrics", label: "Metrics" },
   { to: "/settings", label: "Settings" },

@@ -18,7 +18,8 @@ function labelsOf(m: Record<string, string>): string {
   return rest ? `${name}{${rest}}` : name || "{}";
 }
 
-function Chart(p: { series: Series[] }) {
+/** A line per series (range query answers). */
+export function Chart(p: { series: Series[] }) {
   const W = 800;
   const H = 240;
   const pts = p.series.flatMap((s) => s.values.map(([t, v]) => [t, Number(v)] as const));

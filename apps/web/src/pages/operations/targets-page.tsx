@@ -4,6 +4,7 @@
  */
 import * as c from "@svc/contract";
 import { queryOptions, useQuery } from "@tanstack/react-query";
+import { Link } from "@tanstack/react-router";
 import { type FormEvent, useState } from "react";
 import type { ApiClient } from "../../api/client.tsx";
 import { describeError } from "../../api/client.tsx";
@@ -52,7 +53,11 @@ export function TargetsPage() {
         <tbody>
           {(targets.data ?? []).map((t) => (
             <tr key={t.id} data-testid="target-row">
-              <td>{t.name}</td>
+              <td>
+                <Link to="/targets/$id" params={{ id: t.id }}>
+                  {t.name}
+                </Link>
+              </td>
               <td>{t.kind}</td>
               <td>{t.address}</td>
               <td>{t.port === 0 ? "default" : t.port}</td>

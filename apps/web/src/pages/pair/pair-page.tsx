@@ -16,6 +16,7 @@ import { TableHead } from "../../components/table-head.tsx";
 import { useApp } from "../../context.tsx";
 import { useAt } from "../../shell/time-machine.tsx";
 import { MtrPath } from "./mtr-path.tsx";
+import { PathHistory } from "./path-history.tsx";
 import { RunCheck } from "./run-check.tsx";
 
 const WINDOW_SECONDS: Record<PairWindow, number> = { "15m": 900, "1h": 3600, "6h": 21_600, "24h": 86_400 };
@@ -159,6 +160,9 @@ export function PairPage() {
             <TimeChart title="Packet loss" unit="%" series={loss} windowSeconds={WINDOW_SECONDS[window]} />
           </div>
           <MtrPath mtr={q.data.mtr} />
+          {at === undefined && can(me, "mtr:read") ? (
+            <PathHistory source={source} destination={destination} />
+          ) : null}
         </>
       ) : null}
       {can(me, "runs:create") && !(q.error && fleetFailure(q.error).key === "unknown") ? (
