@@ -42,10 +42,11 @@ export const WEB_CSP =
 /**
  * The built web app, or undefined when it was not built (a console without it still serves its API; only the pages
  * are missing). Bundled (apps/console/dist/console.mjs, `npm run build`): the `web` directory beside the bundle.
- * From the sources: the web app's own build output (apps/web/dist).
+ * From the sources: the web app's own build output (apps/web/dist, `vite build` in apps/web), else what
+ * `npm run build` put beside the bundle (apps/console/dist/web): a fresh clone after `npm run setup` has only that.
  */
 export function findWebRoot(): string | undefined {
-  for (const rel of ["./web", "../../../web/dist"]) {
+  for (const rel of ["./web", "../../../web/dist", "../../dist/web"]) {
     const dir = fileURLToPath(new URL(rel, import.meta.url));
     if (existsSync(join(dir, "index.html"))) return dir;
   }
