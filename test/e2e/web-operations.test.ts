@@ -147,6 +147,20 @@ describe("console web app: targets, checks, runs, metrics", skipUnless(browserMi
     );
     await screenshot(page, "operations-run");
 
+    // the Pair page finds the run among the 20 most recent and starts an MTR run of exactly that pair
+    await page.goto(`${server.httpUrl}/pairs/node-1/node-3`);
+    await page.getByText("Scanned the 20 most recent runs.").waitFor();
+    await page.getByTestId("pair-runs").getByText(/^TCP /).waitFor();
+    await page.getByRole("button", { name: "Run MTR now" }).click();
+    await page.getByText("MTR run started").waitFor();
+    await page.getByTestId("pair-runs").getByText(/^MTR /).waitFor();
+    const mtrTask = agents[0]?.tasks.find((t) => t.type === "mtr");
+    await waitUntil(
+      () => agents[0]?.tasks.some((t) => t.type === "mtr") === true,
+      "the mtr task reached node-1",
+    );
+    assert.ok(mtrTask === undefined || mtrTask.destination === "node-3");
+
     await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Metrics" }).click();
     await page.getByLabel("PromQL").fill("up");
     await page.getByRole("button", { name: "Run query" }).click();

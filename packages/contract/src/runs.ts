@@ -50,6 +50,12 @@ export const RunPair = z
     samples: z.number().int().describe("probes answered by the controller"),
     successes: z.number().int(),
     lastError: z.string().nullable(),
+    lastStatus: z
+      .number()
+      .int()
+      .nullable()
+      .optional()
+      .describe("the controller's HTTP status for the latest probe; null when it could not be reached"),
     lastResult: z.record(z.string(), z.unknown()).nullable().describe("the latest CheckResult"),
   })
   .meta({ id: "RunPair" });

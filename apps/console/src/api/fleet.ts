@@ -11,8 +11,9 @@ import * as c from "@svc/contract";
 import { toGrid } from "@svc/matrix-grid";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { InvalidInputError } from "../errors.ts";
-import { controllerAnswerError } from "../fleet/fleet-errors.ts";
+import { ControllerUnreachableError, controllerAnswerError } from "../fleet/fleet-errors.ts";
 import type { FleetService } from "../fleet/fleet-service.ts";
+import type { Runs } from "../runs/runs.ts";
 import type { NewAuditRow } from "../store/store.ts";
 import type { AddRoute } from "./register.ts";
 
@@ -20,6 +21,8 @@ import type { AddRoute } from "./register.ts";
 export interface FleetRouteDeps {
   fleet: FleetService;
   audit: (row: Omit<NewAuditRow, "at">) => Promise<void>;
+  /** with a database the check is an instant run of one pair (a thin wrapper of POST /api/v1/runs) */
+  runs?: Runs;
 }
 
 const gzipAsync = promisify(gzip);
@@ -78,6 +81,24 @@ export function addFleetRoutes(add: AddRoute, deps: FleetRouteDeps): void {
   );
   // the row is written before the controller is asked: a check whose row cannot be written is not run (503)
   add(c.runFleetCheck, async ({ reply, body, actor }) => {
+    if (deps.runs) {
+      // an instant run of this one pair (audited with the run), answered with the pair's CheckResult
+      const started = await deps.runs.create(
+        {
+          type: body.type ?? "tcp",
+          pairs: [{ source: body.source, destination: body.destination }],
+          sources: [],
+          destinations: [],
+          durationSeconds: 0,
+        },
+        actor,
+      );
+      const pair = (await deps.runs.done(started.id)).pairs[0];
+      if (pair?.lastResult && pair.lastStatus === 200) return reply.code(200).send(pair.lastResult);
+      const text = (pair?.lastError ?? "").replace(/^controller answered \d+: /, "");
+      if (pair?.lastStatus == null) throw new ControllerUnreachableError(text || "controller unreachable");
+      throw controllerAnswerError(pair.lastStatus, text);
+    }
     await deps.audit({
       ...actor,
       outcome: "allowed",

@@ -1,6 +1,7 @@
 /** Registers every console API route on `app` against its contract declaration (one place to see them all). */
 import { consoleApiDocument, getOpenApi, type OpenApiDocument } from "@svc/contract";
 import type { FastifyInstance } from "fastify";
+import type { AlertRules } from "../alerts/rules.ts";
 import type { Annotations } from "../annotations/annotations.ts";
 import type { Operations } from "../checks/operations.ts";
 import type { ConsoleConfig } from "../config/schema.ts";
@@ -9,6 +10,7 @@ import type { FleetService } from "../fleet/fleet-service.ts";
 import type { ConsoleMetrics } from "../metrics.ts";
 import type { NewAuditRow, Store } from "../store/store.ts";
 import type { ConsoleServices } from "../wiring.ts";
+import { addAlertRuleRoutes } from "./alert-rules.ts";
 import { addAnnotationRoutes } from "./annotations.ts";
 import { addAuthRoutes } from "./auth-routes.ts";
 import { addCheckRoutes } from "./checks.ts";
@@ -43,6 +45,8 @@ export interface ConsoleRouteDeps {
   annotations: Annotations | undefined;
   /** undefined without a database (the routes answer 503) */
   operations?: Operations | undefined;
+  /** undefined without a database (the routes answer 503) */
+  alertRules?: AlertRules | undefined;
 }
 
 /** Registers the OpenAPI document, config, auth, OIDC, RBAC/audit, users, token and fleet routes. */
@@ -79,7 +83,7 @@ export function addConsoleRoutes(app: FastifyInstance, deps: ConsoleRouteDeps): 
   addRbacRoutes(add, { config, rbac: s.rbac, store: deps.store });
   addUserRoutes(add, { config, users: s.users, signIn: s.signIn, audit });
   addTokenRoutes(add, { tokens: s.tokens });
-  addFleetRoutes(add, { fleet: deps.fleet, audit });
+  addFleetRoutes(add, { fleet: deps.fleet, audit, runs: deps.operations?.runs });
   addEventRoutes(add, { history: deps.history });
   addAnnotationRoutes(add, { annotations: deps.annotations });
   addCheckRoutes(add, { catalog: deps.operations?.catalog, audit });
@@ -87,4 +91,5 @@ export function addConsoleRoutes(app: FastifyInstance, deps: ConsoleRouteDeps): 
   addRunRoutes(add, { runs: deps.operations?.runs, budgets: s.budgets });
   addMetricsQueryRoutes(add, { config, budgets: s.budgets });
   addMtrRoutes(add, { mtr: deps.operations?.mtr });
+  addAlertRuleRoutes(add, { rules: deps.alertRules });
 }

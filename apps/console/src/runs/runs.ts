@@ -75,6 +75,7 @@ interface Active {
 /** Creates, executes, lists and recovers runs. */
 export class Runs {
   private readonly active = new Map<string, Active>();
+  private readonly waiters = new Map<string, ((run: Run) => void)[]>();
   private sweepTimer: { cancel(): void } | undefined;
   private stopped = true;
   private readonly leaseMs: number;
@@ -147,6 +148,7 @@ export class Runs {
       samples: 0,
       successes: 0,
       lastError: null,
+      lastStatus: null,
       lastResult: null,
     }));
     const run = await this.o.db.transaction(async (tx) => {
@@ -188,6 +190,17 @@ export class Runs {
     this.o.publish(`run:${run.id}`, run);
     this.schedule(a, now);
     return structuredClone(run);
+  }
+
+  /** Resolves with the run once it ended (at once when it already has); rejects for an unknown id. */
+  async done(id: string): Promise<Run> {
+    if (this.active.has(id))
+      return new Promise((resolve) => {
+        const list = this.waiters.get(id) ?? [];
+        list.push(resolve);
+        this.waiters.set(id, list);
+      });
+    return this.get(id);
   }
 
   async list(limit: number): Promise<Run[]> {
@@ -246,8 +259,10 @@ export class Runs {
       res = await this.o.diagnostics(body);
     } catch (e) {
       p.lastError = e instanceof Error ? e.message : String(e);
+      p.lastStatus = null;
       return;
     }
+    p.lastStatus = res.status;
     if (res.status === 200) {
       let result: Record<string, unknown> | null = null;
       try {
@@ -289,5 +304,8 @@ export class Runs {
       [a.run.id, status, now, JSON.stringify(a.run.pairs)],
     );
     this.o.publish(`run:${a.run.id}`, a.run);
+    const waiting = this.waiters.get(a.run.id) ?? [];
+    this.waiters.delete(a.run.id);
+    for (const w of waiting) w(structuredClone(a.run));
   }
 }

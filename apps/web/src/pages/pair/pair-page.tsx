@@ -16,6 +16,7 @@ import { TableHead } from "../../components/table-head.tsx";
 import { useApp } from "../../context.tsx";
 import { useAt } from "../../shell/time-machine.tsx";
 import { MtrPath } from "./mtr-path.tsx";
+import { PairRuns } from "./pair-runs.tsx";
 import { PathHistory } from "./path-history.tsx";
 import { RunCheck } from "./run-check.tsx";
 
@@ -167,6 +168,14 @@ export function PairPage() {
       ) : null}
       {can(me, "runs:create") && !(q.error && fleetFailure(q.error).key === "unknown") ? (
         <RunCheck source={source} destination={destination} past={at !== undefined} />
+      ) : null}
+      {can(me, "runs:read") && !(q.error && fleetFailure(q.error).key === "unknown") ? (
+        <PairRuns
+          source={source}
+          destination={destination}
+          past={at !== undefined}
+          canCreate={can(me, "runs:create")}
+        />
       ) : null}
     </section>
   );
