@@ -10,6 +10,7 @@
 import type { Cidr } from "@svc/core";
 import Fastify, { type FastifyInstance, type FastifyRequest } from "fastify";
 import "./api/context.ts";
+import { type AlertRules, alertRulesFromConfig } from "./alerts/rules.ts";
 import { Annotations } from "./annotations/annotations.ts";
 import { CookiePolicy } from "./api/cookie-policy.ts";
 import { installErrorHandler } from "./api/error-handler.ts";
@@ -74,6 +75,8 @@ export class ConsoleServer {
   /** event history: controller stream ingestion, stored events and baselines (topologyAt), cluster events */
   readonly history: EventHistory;
   private readonly annotations: Annotations | undefined;
+  /** alert rules and their Prometheus rule file (undefined without a database) */
+  readonly alertRules: AlertRules | undefined;
   /** targets, check definitions, fan-out, runs (with a database) */
   readonly operations: Operations | undefined;
 
@@ -105,6 +108,7 @@ export class ConsoleServer {
       kubeConfig: opts.events?.kubeConfig,
     });
     this.annotations = opts.db ? new Annotations(opts.db, this.now) : undefined;
+    this.alertRules = opts.db ? alertRulesFromConfig(this.config, opts.db, this.now, this.log) : undefined;
     this.operations = opts.db
       ? new Operations({
           config: this.config,
@@ -212,6 +216,7 @@ export class ConsoleServer {
       history: this.history,
       annotations: this.annotations,
       operations: this.operations,
+      alertRules: this.alertRules,
     });
     // GET /ws with `Upgrade: websocket` never reaches Fastify (live/socket-server.ts serves the upgrade)
     app.get("/ws", async () => {
@@ -317,6 +322,7 @@ export class ConsoleServer {
         this.startPurge();
         if (!this.stopping) this.history.start();
         if (!this.stopping) this.operations?.start();
+        if (!this.stopping) void this.alertRules?.file.sync(); // the file follows the database after a restart
       },
       (e: unknown) => {
         this.storeState = "failed";

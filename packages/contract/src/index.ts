@@ -3,6 +3,7 @@
  * Server: registers handlers against these declarations. Web app: `ApiClient.call(declaration, ...)`.
  * Generated from it: GET /api/v1/openapi.json, packages/contract/openapi.json and docs/console-api.md.
  */
+export * from "./alert-rules.ts";
 export * from "./annotations.ts";
 export * from "./auth.ts";
 export * from "./checks.ts";

@@ -1,4 +1,5 @@
 /** Every console route, in the order the docs list them. A route the console serves is declared here. */
+import * as alertRules from "./alert-rules.ts";
 import * as annotations from "./annotations.ts";
 import * as auth from "./auth.ts";
 import * as checks from "./checks.ts";
@@ -80,5 +81,11 @@ export const routes: readonly RouteSpec[] = [
   mtr.listMtrSnapshots,
   metricsQueries.queryMetrics,
   metricsQueries.queryMetricsRange,
+  alertRules.listAlertRules,
+  alertRules.getAlertRule,
+  alertRules.createAlertRule,
+  alertRules.previewAlertRule,
+  alertRules.updateAlertRule,
+  alertRules.deleteAlertRule,
   ws.openSocket,
 ];

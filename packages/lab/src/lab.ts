@@ -83,6 +83,11 @@ export class Lab {
     this.opts.log?.(line);
   }
 
+  /** The directory the console writes its alert rule file into and the lab's Prometheus loads `*.yml` from. */
+  alertRuleDirectory(): string {
+    return join(this.dir, "console-alert-rules");
+  }
+
   /**
    * Starts everything; on failure tears down what was started and rethrows. stop() during a start makes it give up
    * at its next step (rejecting) and tears everything down.
@@ -243,6 +248,7 @@ export class Lab {
         targets,
         intervalSeconds: this.opts.scrapeIntervalSeconds ?? 5,
         rules: this.opts.prometheusRules ?? [],
+        ruleDirectory: this.alertRuleDirectory(),
         signal: this.abort.signal,
       });
       this.prometheus = started.process;
@@ -272,7 +278,10 @@ export class Lab {
       },
       auth: { mode: "local", local: { bootstrapAdmin: "admin", bootstrapPasswordFile: passwordFile } },
     };
-    if (this.prometheusUrl) section.prometheus = { url: this.prometheusUrl };
+    if (this.prometheusUrl) {
+      section.prometheus = { url: this.prometheusUrl };
+      section.alerts = { ruleDirectory: this.alertRuleDirectory() }; // the directory the lab's Prometheus loads
+    }
     const cfg = {
       httpPort,
       metricsPort,

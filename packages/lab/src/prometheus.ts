@@ -1,4 +1,4 @@
-import { writeFileSync } from "node:fs";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { httpOk, type ManagedProcess, startProcess, stopProcess, waitFor } from "./processes.ts";
 
@@ -47,6 +47,11 @@ export async function startPrometheus(opts: {
   intervalSeconds: number;
   /** recording/alerting rule files (YAML text), written under `dir` and loaded */
   rules?: readonly { name: string; yaml: string }[];
+  /**
+   * a directory whose `*.yml` rule files Prometheus also loads (created when missing): the console writes its
+   * alert rules there and reloads Prometheus through POST /-/reload (--web.enable-lifecycle)
+   */
+  ruleDirectory?: string;
   /** aborts the wait for readiness (the process is stopped) */
   signal?: AbortSignal;
 }): Promise<{ process: ManagedProcess; url: string }> {
@@ -56,6 +61,10 @@ export async function startPrometheus(opts: {
     writeFileSync(file, r.yaml);
     return file;
   });
+  if (opts.ruleDirectory !== undefined) {
+    mkdirSync(opts.ruleDirectory, { recursive: true });
+    ruleFiles.push(join(opts.ruleDirectory, "*.yml"));
+  }
   writeFileSync(configFile, prometheusConfig(opts.targets, opts.intervalSeconds, ruleFiles));
   const url = `http://127.0.0.1:${opts.port}`;
   const proc = startProcess(

@@ -104,6 +104,10 @@ export const CONSOLE_KEY_DOCS: Readonly<Record<string, KeyDoc>> = {
   "console.kubernetesContext.enabled": {
     description: "watch cluster Events beside the measurements (10-minute relist backstop)",
   },
+  "console.alerts.ruleDirectory": {
+    description:
+      "directory the console writes its Prometheus alert rule file into (`svc-console-alerts.yml`; Prometheus loads `<dir>/*.yml` and runs with --web.enable-lifecycle); empty: rules are kept but not written",
+  },
   "database.url": {
     description:
       "postgres://..., postgresql://..., pglite:<dir> or pglite:memory; none of url, urlFile, urlEnv: in-memory mode (no history, no auth)",

@@ -84,6 +84,7 @@ export const CONSOLE_SECTION_KEYS: readonly string[] = [
   "webhooks",
   "rateLimit",
   "kubernetesContext",
+  "alerts",
 ];
 
 /**

@@ -86,6 +86,10 @@ export const consoleConfigSchema = section({
   }),
   rateLimit: section({ loginPerMinute: int(1, 1_000_000, "must be at least 1").default(5) }),
   kubernetesContext: section({ enabled: bool().default(false) }),
+  alerts: section({
+    /** directory the console writes its Prometheus rule file into ("" = rules kept, not written) */
+    ruleDirectory: str().default(""),
+  }),
   database: section({
     /** postgres://..., postgresql://..., pglite:<dir> or pglite:memory; all three "" = in-memory mode */
     url: str().default(""),

@@ -214,6 +214,26 @@ CREATE TABLE mtr_paths (
 CREATE INDEX mtr_paths_pair ON mtr_paths (source, destination, first_at DESC, id DESC);
 `,
   },
+  {
+    version: 6,
+    name: "alert rules",
+    sql: `
+CREATE TABLE alert_rules (
+  id text PRIMARY KEY,
+  name text NOT NULL,
+  alert_name text NOT NULL,
+  expr text NOT NULL,
+  for_seconds integer NOT NULL,
+  labels jsonb NOT NULL,
+  annotations jsonb NOT NULL,
+  description text NOT NULL,
+  enabled boolean NOT NULL,
+  created_at bigint NOT NULL,
+  updated_at bigint NOT NULL
+);
+CREATE UNIQUE INDEX alert_rules_alert_name ON alert_rules (alert_name);
+`,
+  },
 ];
 
 /** Thrown when the database was migrated by a newer console than this one. */

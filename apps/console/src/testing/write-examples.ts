@@ -4,7 +4,7 @@
  */
 import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
-import { type RouteSpec, routes } from "@svc/contract";
+import { ALERT_RULE_EXAMPLE, type RouteSpec, routes } from "@svc/contract";
 import { hashPassword } from "../auth/password.ts";
 import type { CookieClient } from "./harness.ts";
 import { ADMIN_PW, browser, type LocalEnv, login } from "./local-env.ts";
@@ -84,6 +84,18 @@ async function storedSchedule(e: LocalEnv): Promise<string> {
     `INSERT INTO schedules (id, name, definition_id, kind, interval_ms, enabled, created_at, updated_at)
      VALUES ($1, 'nightly', $2, 'check', 300000, false, $3, $3)`,
     [id, await storedCheck(e), e.clock.t],
+  );
+  return id;
+}
+
+/** An alert rule stored directly (no audit row), for the update and delete examples. */
+async function storedAlertRule(e: LocalEnv): Promise<string> {
+  const id = randomUUID();
+  await e.db.query(
+    `INSERT INTO alert_rules (id, name, alert_name, expr, for_seconds, labels, annotations, description, enabled,
+       created_at, updated_at)
+     VALUES ($1, $2, $3, 'vector(1)', 0, '{}', '{}', '', true, $4, $4)`,
+    [id, `stored ${id}`, `svc_stored_${id.replaceAll("-", "_")}`, e.clock.t],
   );
   return id;
 }
@@ -170,6 +182,12 @@ export const EXAMPLES: Readonly<Record<string, ExampleMaker>> = {
   }),
   deleteSchedule: async (e) => ({ params: { id: await storedSchedule(e) } }),
   createRun: async () => ({ body: { type: "tcp", pairs: [{ source: "a", destination: "b" }] } }),
+  createAlertRule: async () => ({ body: { ...ALERT_RULE_EXAMPLE, name: `rule ${randomUUID()}` } }),
+  updateAlertRule: async (e) => ({
+    params: { id: await storedAlertRule(e) },
+    body: { ...ALERT_RULE_EXAMPLE, name: `rule ${randomUUID()}`, enabled: false },
+  }),
+  deleteAlertRule: async (e) => ({ params: { id: await storedAlertRule(e) } }),
   projectCheck: async (e) => ({ body: { name: "draft", targetId: await storedTarget(e), type: "tcp" } }),
 };
 
