@@ -2,6 +2,7 @@
 import type { KubeConfig } from "@kubernetes/client-node";
 import type { EventServiceClient } from "@svc/protocol";
 import type { Redis } from "ioredis";
+import type { AlertTransitionSink } from "./alerts/poller.ts";
 import type { ConsoleConfig } from "./config/schema.ts";
 import type { Scheduler } from "./events/ingester.ts";
 import type { Ticker } from "./live/ticker.ts";
@@ -45,4 +46,6 @@ export interface ConsoleServerOptions {
    * the scheduler of reconnects, baselines and relists (default Node timers), the Kubernetes API for cluster events
    */
   events?: { dial?: () => EventServiceClient; scheduler?: Scheduler; kubeConfig?: KubeConfig };
+  /** alert poller seams (tests): its scheduler (default Node timers) and where transitions go (default: logged) */
+  alerts?: { scheduler?: Scheduler; sink?: AlertTransitionSink };
 }

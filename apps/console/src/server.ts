@@ -10,6 +10,7 @@
 import type { Cidr } from "@svc/core";
 import Fastify, { type FastifyInstance, type FastifyRequest } from "fastify";
 import "./api/context.ts";
+import { type AlertPoller, alertPollerFromConfig } from "./alerts/poller.ts";
 import { type AlertRules, alertRulesFromConfig } from "./alerts/rules.ts";
 import { Annotations } from "./annotations/annotations.ts";
 import { CookiePolicy } from "./api/cookie-policy.ts";
@@ -77,6 +78,8 @@ export class ConsoleServer {
   private readonly annotations: Annotations | undefined;
   /** alert rules and their Prometheus rule file (undefined without a database) */
   readonly alertRules: AlertRules | undefined;
+  /** reads firing alerts from Prometheus (undefined without prometheus.url) */
+  readonly alertPoller: AlertPoller | undefined;
   /** targets, check definitions, fan-out, runs (with a database) */
   readonly operations: Operations | undefined;
 
@@ -109,6 +112,7 @@ export class ConsoleServer {
     });
     this.annotations = opts.db ? new Annotations(opts.db, this.now) : undefined;
     this.alertRules = opts.db ? alertRulesFromConfig(this.config, opts.db, this.now, this.log) : undefined;
+    this.alertPoller = alertPollerFromConfig(this.config, this.log, opts.alerts);
     this.operations = opts.db
       ? new Operations({
           config: this.config,
@@ -298,6 +302,7 @@ export class ConsoleServer {
     await this.app.listen({ host, port: this.opts.httpPort ?? this.config.httpPort });
     await this.metricsApp.listen({ host, port: this.opts.metricsPort ?? this.config.metricsPort });
     this.fleet.start();
+    this.alertPoller?.start();
     const { db, store } = this;
     if (!db || !store) {
       this.history.start();
@@ -379,6 +384,7 @@ export class ConsoleServer {
     this.wake?.();
     clearInterval(this.purgeTimer);
     this.fleet.stop();
+    this.alertPoller?.stop();
     this.matrixPusher.stop();
     this.liveSockets.close();
     await this.liveBus?.stop();

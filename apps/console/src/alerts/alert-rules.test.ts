@@ -4,7 +4,9 @@
  * loads every rule labelled `svc_rule_id` and fires it; 422 for names collapsing to one alert name, for a name with
  * no letter or digit and for PromQL Prometheus refuses; preview evaluates a draft and stores nothing; a restarted
  * console rewrites the file from the database; permissions per built-in role; 503 without a database or
- * prometheus.url. The store part runs on PGlite and PostgreSQL alike.
+ * prometheus.url. The alert poller of a console started while an alert fires (virtual time, real Prometheus): the
+ * first poll is a baseline; a new alert is handed over as alert.fired with Prometheus's activeAt, its end as
+ * alert.resolved. The store part runs on PGlite and PostgreSQL alike.
  */
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
@@ -22,6 +24,8 @@ import { postgresTestUrl } from "../store/testing.ts";
 import { eachDb } from "../testing/each-db.ts";
 import { startConsole } from "../testing/harness.ts";
 import { browser, createUser, type LocalEnvs, localEnvs, login, w } from "../testing/local-env.ts";
+import { VirtualScheduler, waitAdvancing } from "../testing/virtual-scheduler.ts";
+import { type AlertTransition, prometheusAlertSource } from "./poller.ts";
 import { RULE_FILE_NAME, renderRuleFile } from "./rule-file.ts";
 import { ALERT_NAME_COLLISION, AlertRules } from "./rules.ts";
 
@@ -164,16 +168,59 @@ test("routes against Prometheus: rule file, reload, firing, preview, collisions,
     );
     assert.equal(loaded.labels.svc_rule_id, rule.id);
     assert.equal(loaded.labels.severity, "warning");
-    await eventually(
-      "the rule fires with svc_rule_id",
-      async () => {
-        const r = (await (await fetch(`${promUrl}/api/v1/alerts`)).json()) as {
-          data: { alerts: { labels: Record<string, string>; state: string }[] };
-        };
-        return r.data.alerts.find((a) => a.labels.svc_rule_id === rule.id && a.state === "firing");
-      },
-      20_000,
-    );
+    const firing = (id: string) =>
+      eventually(
+        `rule ${id} fires with svc_rule_id`,
+        async () =>
+          (await prometheusAlertSource(promUrl)()).find(
+            (a) => a.labels.svc_rule_id === id && a.state === "firing",
+          ),
+        20_000,
+      );
+    await firing(rule.id);
+
+    // the poller of a console (re)started while the alert fires: the first poll is a baseline and hands over nothing
+    const sched = new VirtualScheduler(Date.now());
+    const seen: AlertTransition[] = [];
+    const poller = await startConsole(`prometheus:\n  url: ${promUrl}\n`, {
+      server: { alerts: { scheduler: sched, sink: { transitions: (b) => void seen.push(...b) } } },
+    });
+    try {
+      await waitAdvancing(sched, () => poller.alertPoller?.hasBaseline() === true, "baseline poll", {
+        stepMs: 30_000,
+      });
+      assert.equal(seen.length, 0, "the baseline delivers nothing");
+      // a second rule fires: alert.fired with Prometheus's activeAt
+      const second = await w(admin, "POST", "/api/v1/alert-rules", {
+        ...ALERT_RULE_EXAMPLE,
+        name: "second up",
+        expr: 'up{job="self"} == 1',
+        forSeconds: 0,
+      });
+      assert.equal(second.status, 201);
+      const secondId = (second.body as AlertRule).id;
+      const active = await firing(secondId);
+      await waitAdvancing(sched, () => seen.length > 0, "alert.fired", { stepMs: 30_000, timeoutMs: 20_000 });
+      assert.deepEqual(
+        seen.map((t) => [t.event, t.ruleId, t.firedAt, t.labels.alertname]),
+        [["alert.fired", secondId, new Date(active.activeAt ?? "").toISOString(), "svc_second_up"]],
+      );
+      // deleted: the alert is gone at a later poll, alert.resolved stamped at that poll
+      assert.equal((await w(admin, "DELETE", `/api/v1/alert-rules/${secondId}`)).status, 204);
+      await waitAdvancing(sched, () => seen.length > 1, "alert.resolved", {
+        stepMs: 30_000,
+        timeoutMs: 30_000,
+      });
+      const resolved = seen[1];
+      assert.equal(resolved?.event, "alert.resolved");
+      assert.equal(resolved?.ruleId, secondId);
+      assert.equal(resolved?.firedAt, seen[0]?.firedAt);
+      assert.ok(Date.parse(resolved?.at ?? "") > Date.parse(resolved?.firedAt ?? ""));
+      assert.equal(seen.length, 2, "the first rule, firing throughout, was never handed over");
+    } finally {
+      await poller.stop();
+    }
+
     const list = await admin.request("GET", "/api/v1/alert-rules");
     assert.equal(list.status, 200);
     assert.equal((list.body as { sync: { state: string } }).sync.state, "synced");
