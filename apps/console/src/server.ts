@@ -121,6 +121,7 @@ export class ConsoleServer {
           log: this.log,
           metrics: this.metrics,
           publish: (topic, data) => this.live.publish(topic, data),
+          eventsFed: () => this.history.ingester?.status().connected === true,
         })
       : undefined;
     const pastTopology = (at: number) => this.history.topologyAt(at);
@@ -134,7 +135,7 @@ export class ConsoleServer {
       now: this.now,
     });
     this.live = new LiveHub({ replicaId: opts.live?.replicaId, slowBytes: opts.live?.slowBytes });
-    this.history.setSink(this.live);
+    this.history.setSink(this.operations ? this.operations.withMtrHistory(this.live) : this.live);
     this.liveSockets = new LiveSocketServer({
       hub: this.live,
       limits: this.config.websocket,

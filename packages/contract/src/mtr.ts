@@ -23,7 +23,9 @@ export const MtrSnapshot = z
   .object({
     pathHash: z.string().describe("sha256 of the hop addresses in order"),
     hops: z.array(MtrPathHop).describe("as the first trace over this path saw them"),
-    origin: z.string().describe("what traced it first: run, schedule or diagnostic"),
+    origin: z
+      .string()
+      .describe("what traced it first: run, schedule or reactive (a controller MTRCompleted event)"),
     firstAt: z.string(),
     lastAt: z.string(),
     traces: z.number().int(),

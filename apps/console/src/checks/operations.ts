@@ -4,9 +4,11 @@
  * database (none without one: the routes answer 503); start() once the store is ready, stop() before the database
  * closes.
  */
+import type { FeedEvent } from "@svc/contract";
 import type { ConsoleConfig } from "../config/schema.ts";
 import { type Scheduler, wallClock } from "../events/ingester.ts";
 import { ControllerClient } from "../fleet/controller-client.ts";
+import type { FeedSink } from "../live/feed-sink.ts";
 import { realTicker, type Ticker } from "../live/ticker.ts";
 import type { ConsoleLogger } from "../log.ts";
 import type { ConsoleMetrics } from "../metrics.ts";
@@ -36,6 +38,11 @@ export interface OperationsOptions {
   scheduler?: Scheduler;
   /** run lease (60 s) */
   runLeaseMs?: number;
+  /**
+   * true while the controller event stream feeds this console: then every trace arrives as an MTRCompleted event
+   * and runs and schedules leave the path history to it (one trace, one count)
+   */
+  eventsFed?: () => boolean;
 }
 
 /** Targets, check definitions, fan-out and runs. */
@@ -47,8 +54,10 @@ export class Operations {
   readonly mtr: MtrHistory;
   readonly schedules: Schedules;
   private started = false;
+  private readonly log: ConsoleLogger;
 
   constructor(o: OperationsOptions) {
+    this.log = o.log;
     this.controller = new ControllerClient({
       url: o.config.controller.url,
       timeoutMs: o.config.controller.timeout,
@@ -79,6 +88,7 @@ export class Operations {
       log: o.log,
       leaseMs: o.runLeaseMs,
       mtrCompleted: async (pair, result, at) => {
+        if (o.eventsFed?.() === true) return;
         await this.mtr.record(pair.source, pair.destination, result, "run", at);
       },
     });
@@ -89,7 +99,28 @@ export class Operations {
       controller: this.controller,
       mtr: this.mtr,
       log: o.log,
+      eventsFed: o.eventsFed,
     });
+  }
+
+  /**
+   * `inner` plus the MTR path history: every MTRCompleted event the controller stream brings (reactive traces and
+   * diagnostics) is recorded as a trace of its pair at the event's time.
+   */
+  withMtrHistory(inner: FeedSink): FeedSink {
+    return {
+      event: (e: FeedEvent) => {
+        inner.event(e);
+        if (e.type !== "MTRCompleted") return;
+        const { source, destination } = e.payload;
+        if (typeof source !== "string" || typeof destination !== "string") return;
+        this.mtr
+          .record(source, destination, e.payload, "reactive", Date.parse(e.at))
+          .catch((err: unknown) => this.log.warn({ err: String(err) }, "mtr path not stored"));
+      },
+      fed: (fed, at) => inner.fed(fed, at),
+      missed: (n) => inner.missed(n),
+    };
   }
 
   /** Starts the background work (fan-out, run recovery); nothing is sent without a controller URL. */

@@ -55,6 +55,8 @@ export interface SchedulesOptions {
   controller: Pick<ControllerClient, "topology" | "diagnostics">;
   mtr: MtrHistory;
   log: ConsoleLogger;
+  /** true while MTRCompleted events bring every trace (then rounds do not record their own) */
+  eventsFed?: () => boolean;
   sweepMs?: number;
 }
 
@@ -227,7 +229,7 @@ export class Schedules {
         continue;
       }
       const result = JSON.parse(res.text) as Record<string, unknown>;
-      if (type === "mtr")
+      if (type === "mtr" && this.o.eventsFed?.() !== true)
         await this.o.mtr.record(a.nodeName, def.target.name, result, "schedule", this.o.scheduler.now());
       if (result.success !== true)
         failures.push(

@@ -7,6 +7,7 @@ import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import type { MtrSnapshot } from "@svc/contract";
 import { Controller, testConfig } from "@svc/controller";
+import { eventually } from "../../../../test/helpers/env.ts";
 import { ControllerClient } from "../fleet/controller-client.ts";
 import { silent } from "../log.ts";
 import type { AuditActor } from "../store/audit-row.ts";
@@ -148,5 +149,56 @@ test("GET /api/v1/mtr/snapshots: source and destination required; 503 without a 
     assert.equal((await get(bare.httpUrl, "?source=a&destination=b")).status, 503);
   } finally {
     await Promise.all([s.stop(), bare.stop()]);
+  }
+});
+
+test("fed by the controller event stream: each MTRCompleted event is one trace (runs leave it to the events)", async () => {
+  const b = dbs.backends.find((x) => x.kind === "pglite");
+  assert.ok(b);
+  const evc = new Controller({
+    config: testConfig({ agentTtl: 600_000, eventsEnabled: true }),
+    version: { version: "2.5.0", commit: "test" },
+    grpcHost: "127.0.0.1",
+    httpHost: "127.0.0.1",
+  });
+  await evc.start();
+  const hops = JSON.stringify({
+    target: "198.18.0.72",
+    hops: [{ number: 1, ip: "198.18.0.72", rtt: 5, lossRatio: 0 }],
+  });
+  const ev = [
+    await TaskAgent.start(evc, "e1", "198.18.0.71", () => ({ details_json: hops })),
+    await TaskAgent.start(evc, "e2", "198.18.0.72", () => ({})),
+  ];
+  const s = await startConsole(
+    `auth:\n  anonymous:\n    role: operator\ncontroller:\n  url: http://127.0.0.1:${evc.httpPort}\n  grpcAddress: 127.0.0.1:${evc.grpcPort}\n`,
+    { db: await b.fresh() },
+  );
+  await s.whenReady();
+  try {
+    await eventually("fed", async () => (s.history.ingester?.status().connected ? true : undefined), 10_000);
+    const res = await fetch(`${s.httpUrl}/api/v1/runs`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ type: "mtr", pairs: [{ source: "e1", destination: "e2" }] }),
+    });
+    assert.equal(res.status, 201);
+    const snaps = await eventually(
+      "the MTRCompleted event stored as a path",
+      async () => {
+        const r = await fetch(`${s.httpUrl}/api/v1/mtr/snapshots?source=e1&destination=e2`);
+        const body = (await r.json()) as { snapshots: MtrSnapshot[] };
+        return body.snapshots.length > 0 ? body.snapshots : undefined;
+      },
+      10_000,
+    );
+    assert.deepEqual(
+      snaps.map((x) => [x.origin, x.traces, x.hops.map((h) => h.ip)]),
+      [["reactive", 1, ["198.18.0.72"]]],
+    );
+  } finally {
+    await s.stop();
+    for (const a of ev) a.close();
+    await evc.stop();
   }
 });

@@ -58,7 +58,7 @@ export class MtrHistory {
     source: string,
     destination: string,
     result: Record<string, unknown>,
-    origin: "run" | "schedule" | "diagnostic",
+    origin: "run" | "schedule" | "diagnostic" | "reactive",
     at: number,
   ): Promise<boolean> {
     const hops = hopsOf(result);
@@ -71,8 +71,9 @@ export class MtrHistory {
         [source, destination],
       );
       if (latest && String(latest.path_hash) === hash) {
+        // a trace at or before the path's last one was counted already (the same event ingested by another replica)
         await tx.query(
-          "UPDATE mtr_paths SET last_at = GREATEST(last_at, $2), traces = traces + 1 WHERE id = $1",
+          "UPDATE mtr_paths SET last_at = $2, traces = traces + 1 WHERE id = $1 AND last_at < $2",
           [latest.id, at],
         );
         return;
