@@ -123,6 +123,7 @@ export const createCheck = route({
   access: "checks:read",
   spec: true,
   body: CheckInput,
+  example: { name: "web https", targetId: "<id of a target>", type: "http", intervalSeconds: 30 },
   responses: { 201: CheckDefinition, ...errors(400, 401, 403, 422, 502, 503) },
 });
 
@@ -139,6 +140,7 @@ export const updateCheck = route({
   spec: true,
   params: CheckIdParams,
   body: CheckInput,
+  example: { name: "web https", targetId: "<id of a target>", type: "http", enabled: false },
   responses: { 200: CheckDefinition, ...errors(400, 401, 403, 404, 422, 502, 503) },
 });
 
@@ -166,5 +168,11 @@ export const projectCheck = route({
   access: "checks:read",
   spec: true,
   body: CheckInput,
+  example: {
+    name: "draft",
+    targetId: "<id of a target>",
+    type: "tcp",
+    sources: { nodes: ["node-1"], zones: [] },
+  },
   responses: { 200: CheckProjection, ...errors(400, 401, 403, 502, 503) },
 });

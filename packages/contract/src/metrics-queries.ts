@@ -46,6 +46,7 @@ export const queryMetrics = route({
   spec: false,
   safe: true,
   body: InstantQuery,
+  example: { query: "up" },
   responses: { 200: QueryResult, ...errors(400, 401, 403, 429, 502, 503) },
 });
 
@@ -60,5 +61,6 @@ export const queryMetricsRange = route({
   spec: false,
   safe: true,
   body: RangeQuery,
+  example: { query: "up", start: "2026-01-01T00:00:00Z", end: "2026-01-01T01:00:00Z", stepSeconds: 60 },
   responses: { 200: QueryResult, ...errors(400, 401, 403, 429, 502, 503) },
 });

@@ -128,7 +128,12 @@ function operation(r: RouteSpec, set: SchemaSet): JsonObject {
   if (r.body) {
     op.requestBody = {
       required: true,
-      content: { "application/json": { schema: set.convert(r.body, "input") } },
+      content: {
+        "application/json": {
+          schema: set.convert(r.body, "input"),
+          ...(r.example === undefined ? {} : { example: r.example as Json }),
+        },
+      },
     };
   }
   const responses: JsonObject = {};

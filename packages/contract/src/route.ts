@@ -48,6 +48,11 @@ export interface RouteSpec {
    * neither audited nor walked by the write-route suites
    */
   readonly safe?: boolean;
+  /**
+   * an example request body (OpenAPI `example`), valid for `body`; where it names no stored object it succeeds
+   * against a fresh `svc lab` (agents node-1, node-2, node-3), so the document doubles as a tutorial
+   */
+  readonly example?: unknown;
 }
 
 /** Declares a route (identity at run time; keeps the literal types for callers and handlers). */

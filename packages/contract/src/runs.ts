@@ -109,6 +109,12 @@ export const createRun = route({
   access: "runs:create",
   spec: true,
   body: RunSpec,
+  example: {
+    type: "tcp",
+    sources: ["node-1", "node-2", "node-3"],
+    destinations: ["node-1", "node-2", "node-3"],
+    durationSeconds: 60,
+  },
   responses: { 201: Run, ...errors(400, 401, 403, 422, 503) },
 });
 

@@ -69,6 +69,12 @@ export const createSchedule = route({
   access: "checks:read",
   spec: false,
   body: ScheduleInput,
+  example: {
+    name: "hourly trace",
+    definitionId: "<id of a check definition>",
+    kind: "mtr",
+    intervalSeconds: 3600,
+  },
   responses: { 201: Schedule, ...errors(400, 401, 403, 422, 502, 503) },
 });
 
@@ -83,6 +89,13 @@ export const updateSchedule = route({
   spec: false,
   params: ScheduleIdParams,
   body: ScheduleInput,
+  example: {
+    name: "hourly trace",
+    definitionId: "<id of a check definition>",
+    kind: "mtr",
+    intervalSeconds: 3600,
+    enabled: false,
+  },
   responses: { 200: Schedule, ...errors(400, 401, 403, 404, 422, 502, 503) },
 });
 

@@ -86,6 +86,7 @@ export const createTarget = route({
   access: "targets:read",
   spec: false,
   body: TargetInput,
+  example: { name: "example-web", address: "https://example.com/" },
   responses: { 201: Target, ...errors(400, 401, 403, 409, 422, 503) },
 });
 
@@ -102,6 +103,7 @@ export const updateTarget = route({
   spec: false,
   params: TargetIdParams,
   body: TargetInput,
+  example: { name: "example-web", address: "https://example.org/" },
   responses: { 200: Target, ...errors(400, 401, 403, 404, 409, 422, 503) },
 });
 
