@@ -9,9 +9,10 @@ import type { Run } from "@svc/contract";
 import { Controller, testConfig } from "@svc/controller";
 import { eventually } from "../../../../test/helpers/env.ts";
 import { hashTokenSecret } from "../auth/authenticate.ts";
-import type { CookieClient } from "../testing/harness.ts";
+import { type CookieClient, startConsole, TestClock } from "../testing/harness.ts";
 import { browser, createUser, type LocalEnvs, localEnvs, login, w } from "../testing/local-env.ts";
 import { snapshot } from "../testing/store-snapshot.ts";
+import { testDatabases } from "../testing/test-db.ts";
 import { TaskAgent } from "./testdata/task-agent.ts";
 
 let envs: LocalEnvs;
@@ -173,5 +174,32 @@ test("runs: create, read, refusals, and who may", async () => {
     }
   } finally {
     await e.server.stop();
+  }
+});
+
+test("anonymous callers: 10 runs per address per minute, then 429 with Retry-After (virtual clock)", async () => {
+  const dbs = await testDatabases();
+  const clock = new TestClock(Date.UTC(2026, 2, 1));
+  const s = await startConsole(
+    `auth:\n  anonymous:\n    role: operator\ncontroller:\n  url: http://127.0.0.1:${controller.httpPort}\n`,
+    { db: (await dbs.fresh()).db, clock },
+  );
+  await s.whenReady();
+  const start = () =>
+    fetch(`${s.httpUrl}/api/v1/runs`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ type: "tcp", pairs: [{ source: "node-1", destination: "node-2" }] }),
+    });
+  try {
+    for (let i = 0; i < 10; i++) assert.equal((await start()).status, 201);
+    const limited = await start();
+    assert.equal(limited.status, 429);
+    assert.ok(Number(limited.headers.get("retry-after")) > 0);
+    clock.advance(60_000);
+    assert.equal((await start()).status, 201);
+  } finally {
+    await s.stop();
+    await dbs.close();
   }
 });
