@@ -254,3 +254,42 @@ test("a run in flight ends interrupted: on stop, and after a restart once its le
   assert.ok(next.pushed.some((r) => r.id === c.id && r.status === "interrupted"));
   await next.runs.stop();
 });
+
+test("a run whose controller cannot be reached ends failed, each pair with the reason", async () => {
+  const b = dbs.backends.find((x) => x.kind === "pglite");
+  assert.ok(b);
+  const db = await b.fresh();
+  await migrate(db);
+  const scheduler = new VirtualScheduler(Date.UTC(2026, 2, 3));
+  const dead = new ControllerClient({ url: "http://127.0.0.1:9", timeoutMs: 1000 });
+  const runs = new Runs({
+    db,
+    scheduler,
+    diagnostics: (x) => dead.diagnostics(x),
+    publish: () => {},
+    log: silent,
+  });
+  runs.start();
+  try {
+    const r = await runs.create(
+      {
+        type: "tcp",
+        pairs: [{ source: "n1", destination: "n2" }],
+        sources: [],
+        destinations: [],
+        durationSeconds: 0,
+      },
+      actor,
+    );
+    scheduler.advance(0);
+    await runs.settled();
+    const done = await runs.get(r.id);
+    assert.equal(done.status, "failed");
+    assert.deepEqual(
+      done.pairs.map((p) => [p.state, p.samples, p.lastStatus, p.lastError]),
+      [["failed", 0, null, "controller unreachable"]],
+    );
+  } finally {
+    await runs.stop();
+  }
+});

@@ -243,7 +243,8 @@ export class Runs {
     const last = a.round >= a.rounds || a.run.pairs.every((p) => p.state === "failed");
     if (last) {
       this.active.delete(a.run.id);
-      for (const p of a.run.pairs) if (p.state !== "failed") p.state = "completed";
+      // a pair the controller never answered for (unreachable every time) took no sample: failed, not completed
+      for (const p of a.run.pairs) if (p.state !== "failed") p.state = p.samples > 0 ? "completed" : "failed";
       const failed = a.run.pairs.filter((p) => p.state === "failed").length;
       await this.finish(a, failed === 0 ? "completed" : failed === a.run.pairs.length ? "failed" : "partial");
       return;
