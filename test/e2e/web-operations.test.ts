@@ -100,6 +100,12 @@ describe("console web app: targets, checks, runs, metrics", skipUnless(browserMi
     );
     assert.deepEqual(ctl.externalChecks.specsOf("id-node-1"), []);
 
+    // disabling takes it off the agent; enabling is judged again and puts it back
+    const pgRow = page.getByTestId("check-row").filter({ hasText: "pg" });
+    await pgRow.getByRole("button", { name: "Disable" }).click();
+    await waitUntil(() => ctl.externalChecks.specsOf("id-node-2").length === 0, "disabled: off node-2");
+    await pgRow.getByRole("button", { name: "Enable" }).click();
+    await waitUntil(() => ctl.externalChecks.specsOf("id-node-2").length === 1, "enabled: back on node-2");
     await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Schedules" }).click();
     const sched = page.getByRole("form", { name: "New schedule" });
     await sched.getByLabel("Name").fill("hourly pg");

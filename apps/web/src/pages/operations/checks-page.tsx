@@ -188,6 +188,28 @@ export function ChecksPage() {
               <td>{d.intervalSeconds} s</td>
               <td>{d.enabled ? "yes" : "no"}</td>
               <td>
+                <button
+                  type="button"
+                  onClick={() =>
+                    void act.run(() =>
+                      api.call(c.updateCheck, {
+                        params: { id: d.id },
+                        body: {
+                          name: d.name,
+                          targetId: d.targetId,
+                          type: d.type,
+                          params: d.params,
+                          sources: d.sources,
+                          intervalSeconds: d.intervalSeconds,
+                          timeoutSeconds: d.timeoutSeconds,
+                          enabled: !d.enabled,
+                        },
+                      }),
+                    )
+                  }
+                >
+                  {d.enabled ? "Disable" : "Enable"}
+                </button>{" "}
                 <ConfirmButton
                   label="Delete"
                   confirmLabel={`Delete ${d.name}`}
