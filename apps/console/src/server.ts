@@ -145,6 +145,9 @@ export class ConsoleServer {
       clientAddress: (req) =>
         clientAddress(req.socket.remoteAddress ?? "", req.headers["x-forwarded-for"], this.clientProxies),
       onRefused: (limit) => this.metrics.wsRefused.inc({ limit }),
+      sessionAlive: this.services.sessions
+        ? (idHash) => this.services.sessions?.alive(idHash) ?? Promise.resolve(false)
+        : undefined,
       log: this.log,
       now: this.now,
       every: opts.live?.every,

@@ -107,6 +107,15 @@ export class SessionManager {
     return { state: "active", record };
   }
 
+  /**
+   * True while the session `idHash` exists and is within its bounds. Unlike lookup() it never slides the idle
+   * bound: an open WebSocket asks this, and a tab left open must not keep its session alive.
+   */
+  async alive(idHash: string): Promise<boolean> {
+    const record = await this.store.getSession(idHash);
+    return record !== undefined && !this.isExpired(record, this.now());
+  }
+
   /** True when `record` is past its absolute or idle bound at `t`. */
   isExpired(record: SessionRecord, t: number): boolean {
     if (t >= record.expiresAt) return true;

@@ -10,6 +10,7 @@ import { type FeedEvent, WS_MAX_TOPICS } from "@svc/contract";
 import type { ConsoleServer } from "../server.ts";
 import { startConsole } from "../testing/harness.ts";
 import {
+  ADMIN_PW,
   browser,
   createUser,
   type LocalEnv,
@@ -19,6 +20,8 @@ import {
   w,
 } from "../testing/local-env.ts";
 import { type LiveTestClient, mustOpen, openLive } from "../testing/ws-client.ts";
+import { PING_EVERY_MS, SESSION_ENDED } from "./socket-server.ts";
+import { ManualTicker } from "./ticker.ts";
 
 let envs: LocalEnvs;
 let local: LocalEnv;
@@ -319,5 +322,27 @@ test("a slow consumer is skipped, not buffered, and told a slow-consumer gap whe
     assert.ok(events < 2000, `skipped some: got ${events}`);
   } finally {
     await server.stop();
+  }
+});
+
+test("a socket whose session ended (logout) is closed with 4001 at the next ping; one still signed in stays", async () => {
+  const ticker = new ManualTicker();
+  const own = await envs.env("local", "", { live: { every: ticker.every } });
+  try {
+    const cookieOf = (c: ReturnType<typeof browser>) => [...c.jar].map(([k, v]) => `${k}=${v}`).join("; ");
+    const leaving = browser(own.server);
+    assert.equal((await login(leaving, "admin", ADMIN_PW)).status, 200);
+    const gone = await mustOpen(own.server.httpUrl, { cookie: cookieOf(leaving) });
+    const staying = await mustOpen(own.server.httpUrl, { cookie: cookieOf(own.admin) });
+    const closed = new Promise<number>((resolve) => gone.ws.once("close", (code) => resolve(code)));
+    assert.equal((await w(leaving, "POST", "/api/v1/auth/logout")).status, 204);
+    ticker.tick(PING_EVERY_MS);
+    assert.equal(await closed, SESSION_ENDED);
+    ticker.tick(PING_EVERY_MS);
+    await new Promise((r) => setTimeout(r, 50));
+    assert.equal(staying.ws.readyState, staying.ws.OPEN, "the other session's socket stays");
+    staying.ws.terminate();
+  } finally {
+    await own.server.stop();
   }
 });

@@ -39,7 +39,9 @@ export type RefusedLimit = "total" | "address" | "subject";
 
 /** A socket's resolved access is reused this long. */
 export const ACCESS_TTL_MS = 60_000;
-/** Ping period; a socket that did not answer the previous ping is terminated. */
+/** Close code of a socket whose session ended (logout, expiry): the tab signs in again before reconnecting. */
+export const SESSION_ENDED = 4001;
+/** Ping period; a socket that did not answer the previous ping is terminated. Sessions are re-checked then too. */
 export const PING_EVERY_MS = 30_000;
 /** How often lagging sockets are checked for having drained (slow-consumer gaps of quiet topics). */
 export const SWEEP_EVERY_MS = 1000;
@@ -56,6 +58,11 @@ export interface LiveSocketDeps {
   access(p: Principal): Promise<Access>;
   /** the client address (trusted proxies walked) */
   clientAddress(req: IncomingMessage): string;
+  /**
+   * Whether a session still holds (logout, expiry, a disabled user's sessions ended), asked for every socket opened
+   * with a session at each ping; false closes the socket with 4001. Absent: sockets are not re-checked.
+   */
+  sessionAlive?(idHash: string): Promise<boolean>;
   onRefused(limit: RefusedLimit): void;
   log: ConsoleLogger;
   /** clock, epoch ms; default Date.now */
@@ -89,6 +96,8 @@ export function originProblem(origin: string | undefined, host: string | undefin
 
 class Connection implements LiveClient {
   alive = true;
+  /** a session check of this socket is in flight */
+  checkingSession = false;
   pending = 0;
   queue: Promise<void> = Promise.resolve();
   access: { value: Access; at: number } | undefined;
@@ -312,6 +321,7 @@ export class LiveSocketServer {
   }
 
   private ping(): void {
+    this.recheckSessions();
     for (const c of this.conns) {
       if (!c.alive) {
         c.ws.terminate();
@@ -319,6 +329,28 @@ export class LiveSocketServer {
       }
       c.alive = false;
       c.ws.ping();
+    }
+  }
+  /** Closes (4001) the sockets whose session ended since they opened (see LiveSocketDeps.sessionAlive). */
+  private recheckSessions(): void {
+    const alive = this.deps.sessionAlive;
+    if (!alive) return;
+    for (const c of this.conns) {
+      const idHash = c.principal.kind === "session" ? c.principal.sessionIdHash : undefined;
+      if (idHash === undefined || c.checkingSession) continue;
+      c.checkingSession = true;
+      alive
+        .call(this.deps, idHash)
+        .then(
+          (ok) => {
+            if (!ok) c.ws.close(SESSION_ENDED, "session ended");
+          },
+          // a store that cannot answer now: keep the socket, ask again at the next ping
+          (e: unknown) => this.deps.log.warn({ err: String(e) }, "websocket session check failed"),
+        )
+        .finally(() => {
+          c.checkingSession = false;
+        });
     }
   }
 }

@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { ConsoleServer } from "../server.ts";
+import type { ConsoleServer, ConsoleServerOptions } from "../server.ts";
 import type { Db } from "../store/db.ts";
 import { SqlStore } from "../store/sql-store.ts";
 import { CookieClient, startConsole, TestClock } from "./harness.ts";
@@ -28,7 +28,7 @@ export interface LocalEnv {
 /** Makes LocalEnvs. */
 export interface LocalEnvs {
   /** a console in `mode` (local: admin signed in); `extra` YAML is appended */
-  env(mode?: string, extra?: string): Promise<LocalEnv>;
+  env(mode?: string, extra?: string, serverOptions?: Partial<ConsoleServerOptions>): Promise<LocalEnv>;
   close(): Promise<void>;
 }
 
@@ -70,10 +70,14 @@ export async function localEnvs(): Promise<LocalEnvs> {
   const yaml = (mode: string, extra: string) =>
     `auth:\n  mode: ${mode}\n  local:\n    bootstrapAdmin: admin\n    bootstrapPasswordFile: ${passwordFile}\ndatabase:\n  url: pglite:memory\n${extra}`;
   return {
-    async env(mode = "local", extra = "") {
+    async env(mode = "local", extra = "", serverOptions?: Partial<ConsoleServerOptions>) {
       const { db } = await dbs.fresh();
       const clock = new TestClock();
-      const server = await startConsole(yaml(mode, extra), { db, clock });
+      const server = await startConsole(yaml(mode, extra), {
+        db,
+        clock,
+        ...(serverOptions ? { server: serverOptions } : {}),
+      });
       await server.whenReady();
       const admin = browser(server);
       if (mode === "local") assert.equal((await login(admin, "admin", ADMIN_PW)).status, 200);
