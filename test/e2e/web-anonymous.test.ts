@@ -69,7 +69,7 @@ describe("console web app, anonymous mode", skipUnless(browserMissing()), () => 
     await page.goto(`${web.server.httpUrl}/`);
     await page.getByRole("heading", { level: 1, name: "Overview" }).waitFor();
     const seen: string[] = [];
-    for (let i = 0; i < 10 && !seen.includes("Settings"); i++) {
+    for (let i = 0; i < 30 && !seen.includes("Settings"); i++) {
       await page.keyboard.press("Tab");
       seen.push(await page.evaluate("document.activeElement ? document.activeElement.textContent : ''"));
     }
