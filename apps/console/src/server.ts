@@ -39,6 +39,7 @@ import { isStoreDown, prepareOnce, prepareStore } from "./store/prepare.ts";
 import { SqlStore } from "./store/sql-store.ts";
 import type { NewAuditRow, Store } from "./store/store.ts";
 import { addWebRoutes, findWebRoot } from "./web/static.ts";
+import { webhooksFromConfig } from "./webhooks/dispatcher.ts";
 import { buildServices, type ConsoleServices } from "./wiring.ts";
 
 export type { ConsoleLogger, ConsoleServerOptions };
@@ -80,6 +81,8 @@ export class ConsoleServer {
   readonly alertRules: AlertRules | undefined;
   /** reads firing alerts from Prometheus (undefined without prometheus.url) */
   readonly alertPoller: AlertPoller | undefined;
+  /** webhook endpoints (with a database), the signed sender, the alert sink */
+  private readonly webhooks: ReturnType<typeof webhooksFromConfig>;
   /** targets, check definitions, fan-out, runs (with a database) */
   readonly operations: Operations | undefined;
 
@@ -112,7 +115,12 @@ export class ConsoleServer {
     });
     this.annotations = opts.db ? new Annotations(opts.db, this.now) : undefined;
     this.alertRules = opts.db ? alertRulesFromConfig(this.config, opts.db, this.now, this.log) : undefined;
-    this.alertPoller = alertPollerFromConfig(this.config, this.log, opts.alerts);
+    this.webhooks = webhooksFromConfig(this.config, opts.db, this.now, opts.alerts?.scheduler);
+    const sink = opts.alerts?.sink ?? this.webhooks.sink;
+    this.alertPoller = alertPollerFromConfig(this.config, this.log, {
+      ...opts.alerts,
+      ...(sink ? { sink } : {}),
+    });
     this.operations = opts.db
       ? new Operations({
           config: this.config,
@@ -225,6 +233,7 @@ export class ConsoleServer {
       annotations: this.annotations,
       operations: this.operations,
       alertRules: this.alertRules,
+      webhooks: { endpoints: this.webhooks.endpoints, sender: this.webhooks.sender, now: this.now },
     });
     // GET /ws with `Upgrade: websocket` never reaches Fastify (live/socket-server.ts serves the upgrade)
     app.get("/ws", async () => {
@@ -389,6 +398,7 @@ export class ConsoleServer {
     clearInterval(this.purgeTimer);
     this.fleet.stop();
     this.alertPoller?.stop();
+    this.webhooks.sender.stop();
     this.matrixPusher.stop();
     this.liveSockets.close();
     await this.liveBus?.stop();

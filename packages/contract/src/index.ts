@@ -27,4 +27,5 @@ export * from "./strings.ts";
 export * from "./targets.ts";
 export * from "./tokens.ts";
 export * from "./users.ts";
+export * from "./webhooks.ts";
 export * from "./ws.ts";

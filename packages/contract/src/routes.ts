@@ -16,6 +16,7 @@ import * as schedules from "./schedules.ts";
 import * as targets from "./targets.ts";
 import * as tokens from "./tokens.ts";
 import * as users from "./users.ts";
+import * as webhooks from "./webhooks.ts";
 import * as ws from "./ws.ts";
 
 /** The console's routes. */
@@ -87,5 +88,10 @@ export const routes: readonly RouteSpec[] = [
   alertRules.previewAlertRule,
   alertRules.updateAlertRule,
   alertRules.deleteAlertRule,
+  webhooks.listWebhooks,
+  webhooks.createWebhook,
+  webhooks.updateWebhook,
+  webhooks.deleteWebhook,
+  webhooks.testWebhook,
   ws.openSocket,
 ];

@@ -56,7 +56,8 @@ async function credentials(spec: RouteSpec): Promise<Record<string, string>> {
     csrf,
     createdAt: e.clock.t,
     lastSeenAt: e.clock.t,
-    expiresAt: e.clock.t + 3_600_000,
+    // far beyond the run: the minute purge must not delete these mid-case once the routes moved the clock an hour
+    expiresAt: e.clock.t + 30 * 86_400_000,
     data: {},
   });
   return { cookie: `__Host-svc_session=${id}; __Host-svc_csrf=${csrf}`, "x-csrf-token": csrf };

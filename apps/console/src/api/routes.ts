@@ -9,6 +9,8 @@ import type { EventHistory } from "../events/history.ts";
 import type { FleetService } from "../fleet/fleet-service.ts";
 import type { ConsoleMetrics } from "../metrics.ts";
 import type { NewAuditRow, Store } from "../store/store.ts";
+import type { WebhookEndpoints } from "../webhooks/endpoints.ts";
+import type { WebhookSender } from "../webhooks/sender.ts";
 import type { ConsoleServices } from "../wiring.ts";
 import { addAlertRuleRoutes } from "./alert-rules.ts";
 import { addAnnotationRoutes } from "./annotations.ts";
@@ -28,6 +30,7 @@ import { addRunRoutes } from "./runs.ts";
 import { addScheduleRoutes } from "./schedules.ts";
 import { addTokenRoutes } from "./tokens.ts";
 import { addUserRoutes } from "./users.ts";
+import { addWebhookRoutes } from "./webhooks.ts";
 
 /** What the routes need. */
 export interface ConsoleRouteDeps {
@@ -47,6 +50,8 @@ export interface ConsoleRouteDeps {
   operations?: Operations | undefined;
   /** undefined without a database (the routes answer 503) */
   alertRules?: AlertRules | undefined;
+  /** webhook endpoints (undefined without a database: 503) and the sender of send tests */
+  webhooks?: { endpoints: WebhookEndpoints | undefined; sender: WebhookSender; now: () => number };
 }
 
 /** Registers the OpenAPI document, config, auth, OIDC, RBAC/audit, users, token and fleet routes. */
@@ -92,4 +97,5 @@ export function addConsoleRoutes(app: FastifyInstance, deps: ConsoleRouteDeps): 
   addMetricsQueryRoutes(add, { config, budgets: s.budgets });
   addMtrRoutes(add, { mtr: deps.operations?.mtr });
   addAlertRuleRoutes(add, { rules: deps.alertRules });
+  if (deps.webhooks) addWebhookRoutes(add, { ...deps.webhooks, audit });
 }

@@ -234,6 +234,23 @@ CREATE TABLE alert_rules (
 CREATE UNIQUE INDEX alert_rules_alert_name ON alert_rules (alert_name);
 `,
   },
+  {
+    version: 7,
+    name: "webhook endpoints",
+    sql: `
+CREATE TABLE webhook_endpoints (
+  id text PRIMARY KEY,
+  url text NOT NULL,
+  events jsonb NOT NULL,
+  enabled boolean NOT NULL,
+  secret_sealed text NOT NULL,
+  last_outcome jsonb,
+  failure_streak integer NOT NULL DEFAULT 0,
+  created_at bigint NOT NULL,
+  updated_at bigint NOT NULL
+);
+`,
+  },
 ];
 
 /** Thrown when the database was migrated by a newer console than this one. */

@@ -3,6 +3,7 @@
  * client helpers the users, matrix and fuzz tests share. Call localEnvs() in `before`, close() in `after`.
  */
 import assert from "node:assert/strict";
+import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -61,14 +62,16 @@ export async function createUser(e: LocalEnv, username: string, role: string): P
   return (r.body as { id: string }).id;
 }
 
-/** Fresh databases (PostgreSQL schemas, else PGlite) and a bootstrap password file. */
+/** Fresh databases (PostgreSQL schemas, else PGlite), a bootstrap password file and a webhook key file. */
 export async function localEnvs(): Promise<LocalEnvs> {
   const dbs = await testDatabases();
   const dir = mkdtempSync(join(tmpdir(), "svc-console-env-"));
   const passwordFile = join(dir, "admin-password");
   writeFileSync(passwordFile, ADMIN_PW);
+  const keyFile = join(dir, "webhook-key");
+  writeFileSync(keyFile, randomBytes(32).toString("base64"));
   const yaml = (mode: string, extra: string) =>
-    `auth:\n  mode: ${mode}\n  local:\n    bootstrapAdmin: admin\n    bootstrapPasswordFile: ${passwordFile}\ndatabase:\n  url: pglite:memory\n${extra}`;
+    `auth:\n  mode: ${mode}\n  local:\n    bootstrapAdmin: admin\n    bootstrapPasswordFile: ${passwordFile}\ndatabase:\n  url: pglite:memory\nwebhooks:\n  encryptionKeyFile: ${keyFile}\n${extra}`;
   return {
     async env(mode = "local", extra = "", serverOptions?: Partial<ConsoleServerOptions>) {
       const { db } = await dbs.fresh();

@@ -4,7 +4,7 @@
  */
 import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
-import { ALERT_RULE_EXAMPLE, type RouteSpec, routes } from "@svc/contract";
+import { ALERT_RULE_EXAMPLE, type RouteSpec, routes, WEBHOOK_EXAMPLE } from "@svc/contract";
 import { hashPassword } from "../auth/password.ts";
 import type { CookieClient } from "./harness.ts";
 import { ADMIN_PW, browser, type LocalEnv, login } from "./local-env.ts";
@@ -100,6 +100,17 @@ async function storedAlertRule(e: LocalEnv): Promise<string> {
   return id;
 }
 
+/** A webhook endpoint stored directly (no audit row; its secret cannot be opened), for update and delete. */
+async function storedWebhook(e: LocalEnv): Promise<string> {
+  const id = randomUUID();
+  await e.db.query(
+    `INSERT INTO webhook_endpoints (id, url, events, enabled, secret_sealed, created_at, updated_at)
+     VALUES ($1, 'http://127.0.0.1:9/hook', '["alert.fired"]', true, 'v1:AAAA', $2, $2)`,
+    [id, e.clock.t],
+  );
+  return id;
+}
+
 async function signedIn(e: LocalEnv, username: string, password: string): Promise<CookieClient> {
   const c = browser(e.server);
   assert.equal((await login(c, username, password)).status, 200);
@@ -188,6 +199,21 @@ export const EXAMPLES: Readonly<Record<string, ExampleMaker>> = {
     body: { ...ALERT_RULE_EXAMPLE, name: `rule ${randomUUID()}`, enabled: false },
   }),
   deleteAlertRule: async (e) => ({ params: { id: await storedAlertRule(e) } }),
+  createWebhook: async () => ({ body: WEBHOOK_EXAMPLE }),
+  updateWebhook: async (e) => ({
+    params: { id: await storedWebhook(e) },
+    body: { url: "http://127.0.0.1:9/other", events: ["incident.created"], enabled: false },
+  }),
+  deleteWebhook: async (e) => ({ params: { id: await storedWebhook(e) } }),
+  // a real endpoint (sealed through the API): port 9 is refused by fetch, so the test is an outcome, not traffic
+  testWebhook: async (e) => {
+    const r = await e.admin.request("POST", "/api/v1/webhooks", {
+      body: { ...WEBHOOK_EXAMPLE, url: "http://127.0.0.1:9/hook" },
+      csrf: true,
+    });
+    assert.equal(r.status, 201, JSON.stringify(r.body));
+    return { params: { id: (r.body as { id: string }).id } };
+  },
   projectCheck: async (e) => ({ body: { name: "draft", targetId: await storedTarget(e), type: "tcp" } }),
 };
 
