@@ -11,9 +11,9 @@ import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { freePort, type ManagedProcess, startPrometheus, stopProcess } from "@svc/lab";
 import { eventually, needsBinary, skipUnless } from "../../../../test/helpers/env.ts";
-import { hashTokenSecret } from "../auth/authenticate.ts";
-import { type CookieClient, startConsole, TestClock } from "../testing/harness.ts";
-import { browser, createUser, type LocalEnvs, localEnvs, login, w } from "../testing/local-env.ts";
+import { startConsole, TestClock } from "../testing/harness.ts";
+import { type LocalEnvs, localEnvs, w } from "../testing/local-env.ts";
+import { roleCallers } from "../testing/role-callers.ts";
 
 const PROM = "/usr/bin/prometheus";
 const opts = skipUnless(needsBinary(PROM));
@@ -149,28 +149,7 @@ test("instant and range queries, refusals, limits, anonymous budget", opts, asyn
 test("metrics queries: each built-in role, a token and an anonymous caller", opts, async () => {
   const e = await envs.env("local", `prometheus:\n  url: ${promUrl}\n`);
   try {
-    const callers: Record<string, CookieClient> = {
-      admin: e.admin,
-      anonymous: browser(e.server),
-      token: browser(e.server),
-    };
-    for (const role of ["viewer", "operator", "alert-editor"]) {
-      await createUser(e, `u-${role}`, role);
-      const c = browser(e.server);
-      assert.equal((await login(c, `u-${role}`, `u-${role}-password-long`)).status, 200);
-      callers[role] = c;
-    }
-    await e.store.createToken({
-      id: "tok",
-      name: "ci",
-      owner: "local:x",
-      mintedBy: "local:x",
-      secretHash: hashTokenSecret("secret-1"),
-      createdAt: e.clock.t,
-      lastUsedAt: null,
-      expiresAt: null,
-      revokedAt: null,
-    });
+    const callers = await roleCallers(e);
     const want = { admin: 200, operator: 200, "alert-editor": 200, viewer: 200, token: 403, anonymous: 401 };
     const now = new Date().toISOString();
     for (const [who, code] of Object.entries(want)) {

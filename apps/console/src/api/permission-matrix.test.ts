@@ -1,8 +1,7 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import { hashTokenSecret } from "../auth/authenticate.ts";
-import type { CookieClient } from "../testing/harness.ts";
-import { browser, createUser, type LocalEnvs, localEnvs, login, w } from "../testing/local-env.ts";
+import { type LocalEnvs, localEnvs, w } from "../testing/local-env.ts";
+import { roleCallers } from "../testing/role-callers.ts";
 
 let envs: LocalEnvs;
 before(async () => {
@@ -14,26 +13,8 @@ const env = (mode?: string, extra?: string) => envs.env(mode, extra);
 test("permission matrix: each route x each built-in role, a token and an anonymous caller", async () => {
   const e = await env();
   try {
-    const callers: Record<string, CookieClient> = { admin: e.admin, anonymous: browser(e.server) };
-    for (const role of ["viewer", "operator", "alert-editor"]) {
-      await createUser(e, `u-${role}`, role);
-      const c = browser(e.server);
-      assert.equal((await login(c, `u-${role}`, `u-${role}-password-long`)).status, 200);
-      callers[role] = c;
-    }
-    await e.store.createToken({
-      id: "tok",
-      name: "ci",
-      owner: "local:x",
-      mintedBy: "local:x",
-      secretHash: hashTokenSecret("secret-1"),
-      createdAt: e.clock.t,
-      lastUsedAt: null,
-      expiresAt: null,
-      revokedAt: null,
-    });
+    const callers = await roleCallers(e);
     const token = { authorization: "Bearer secret-1" };
-    callers.token = browser(e.server);
     const routes: [string, string, unknown?][] = [
       ["GET", "/api/v1/config"],
       ["GET", "/api/v1/auth/me"],

@@ -5,9 +5,8 @@
  */
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import { hashTokenSecret } from "../auth/authenticate.ts";
-import type { CookieClient } from "../testing/harness.ts";
-import { browser, createUser, type LocalEnvs, localEnvs, login, w } from "../testing/local-env.ts";
+import { type LocalEnvs, localEnvs, w } from "../testing/local-env.ts";
+import { roleCallers } from "../testing/role-callers.ts";
 import { storedTarget } from "../testing/write-examples.ts";
 import { type LiveController, startLiveController } from "./testdata/live-controller.ts";
 
@@ -27,25 +26,7 @@ after(async () => {
 test("targets and checks: each built-in role, a token and an anonymous caller", async () => {
   const e = await envs.env("local", `controller:\n  url: ${ctl.url}\n`);
   try {
-    const callers: Record<string, CookieClient> = { admin: e.admin, anonymous: browser(e.server) };
-    for (const role of ["viewer", "operator", "alert-editor"]) {
-      await createUser(e, `u-${role}`, role);
-      const c = browser(e.server);
-      assert.equal((await login(c, `u-${role}`, `u-${role}-password-long`)).status, 200);
-      callers[role] = c;
-    }
-    await e.store.createToken({
-      id: "tok",
-      name: "ci",
-      owner: "local:x",
-      mintedBy: "local:x",
-      secretHash: hashTokenSecret("secret-1"),
-      createdAt: e.clock.t,
-      lastUsedAt: null,
-      expiresAt: null,
-      revokedAt: null,
-    });
-    callers.token = browser(e.server);
+    const callers = await roleCallers(e);
     const ok = {
       admin: true,
       operator: true,

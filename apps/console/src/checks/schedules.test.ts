@@ -8,7 +8,6 @@ import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import type { CheckInput, Schedule } from "@svc/contract";
 import { Controller, testConfig } from "@svc/controller";
-import { hashTokenSecret } from "../auth/authenticate.ts";
 import { ControllerClient } from "../fleet/controller-client.ts";
 import { silent } from "../log.ts";
 import { MtrHistory } from "../runs/mtr-history.ts";
@@ -16,8 +15,8 @@ import { TaskAgent } from "../runs/testdata/task-agent.ts";
 import type { AuditActor } from "../store/audit-row.ts";
 import { migrate } from "../store/migrations.ts";
 import { type EachDb, eachDb } from "../testing/each-db.ts";
-import type { CookieClient } from "../testing/harness.ts";
-import { browser, createUser, type LocalEnvs, localEnvs, login, w } from "../testing/local-env.ts";
+import { type LocalEnvs, localEnvs, w } from "../testing/local-env.ts";
+import { roleCallers } from "../testing/role-callers.ts";
 import { snapshot } from "../testing/store-snapshot.ts";
 import { VirtualScheduler } from "../testing/virtual-scheduler.ts";
 import { Catalog } from "./catalog.ts";
@@ -208,28 +207,7 @@ test("schedule routes: refusals change nothing; who may", async () => {
       );
     assert.deepEqual(await snapshot(e.db), before);
 
-    const callers: Record<string, CookieClient> = {
-      admin: e.admin,
-      anonymous: browser(e.server),
-      token: browser(e.server),
-    };
-    for (const role of ["viewer", "operator", "alert-editor"]) {
-      await createUser(e, `u-${role}`, role);
-      const cl = browser(e.server);
-      assert.equal((await login(cl, `u-${role}`, `u-${role}-password-long`)).status, 200);
-      callers[role] = cl;
-    }
-    await e.store.createToken({
-      id: "tok",
-      name: "ci",
-      owner: "local:x",
-      mintedBy: "local:x",
-      secretHash: hashTokenSecret("secret-1"),
-      createdAt: e.clock.t,
-      lastUsedAt: null,
-      expiresAt: null,
-      revokedAt: null,
-    });
+    const callers = await roleCallers(e);
     const allowed = {
       admin: true,
       operator: true,

@@ -8,9 +8,9 @@ import { after, before, test } from "node:test";
 import type { Run } from "@svc/contract";
 import { Controller, testConfig } from "@svc/controller";
 import { eventually } from "../../../../test/helpers/env.ts";
-import { hashTokenSecret } from "../auth/authenticate.ts";
-import { type CookieClient, startConsole, TestClock } from "../testing/harness.ts";
-import { browser, createUser, type LocalEnvs, localEnvs, login, w } from "../testing/local-env.ts";
+import { startConsole, TestClock } from "../testing/harness.ts";
+import { type LocalEnvs, localEnvs, w } from "../testing/local-env.ts";
+import { roleCallers } from "../testing/role-callers.ts";
 import { snapshot } from "../testing/store-snapshot.ts";
 import { testDatabases } from "../testing/test-db.ts";
 import { TaskAgent } from "./testdata/task-agent.ts";
@@ -126,25 +126,7 @@ test("runs: create, read, refusals, and who may", async () => {
     );
 
     // who may: runs:read for every built-in role, runs:create for all but viewer
-    const callers: Record<string, CookieClient> = { admin: e.admin, anonymous: browser(e.server) };
-    for (const role of ["viewer", "operator", "alert-editor"]) {
-      await createUser(e, `u-${role}`, role);
-      const c = browser(e.server);
-      assert.equal((await login(c, `u-${role}`, `u-${role}-password-long`)).status, 200);
-      callers[role] = c;
-    }
-    await e.store.createToken({
-      id: "tok",
-      name: "ci",
-      owner: "local:x",
-      mintedBy: "local:x",
-      secretHash: hashTokenSecret("secret-1"),
-      createdAt: e.clock.t,
-      lastUsedAt: null,
-      expiresAt: null,
-      revokedAt: null,
-    });
-    callers.token = browser(e.server);
+    const callers = await roleCallers(e);
     const want: Record<string, number[]> = {
       admin: [200, 200, 201],
       operator: [200, 200, 201],
