@@ -34,6 +34,8 @@ export interface LabOptions {
   config?: Record<string, unknown>;
   /** start the console (PGlite store, bootstrap admin) wired to the lab's controller and Prometheus (default true) */
   console?: boolean;
+  /** the console's `webhooks.alertPollInterval` (default: the console's 30s) */
+  alertPollInterval?: string;
   /** progress lines (default: none) */
   log?: (line: string) => void;
 }
@@ -277,6 +279,13 @@ export class Lab {
         grpcAddress: `127.0.0.1:${controllerGrpcPort}`,
       },
       auth: { mode: "local", local: { bootstrapAdmin: "admin", bootstrapPasswordFile: passwordFile } },
+    };
+    // a webhook key new each lab, so endpoints (their secrets sealed with it) work in a fresh lab
+    const keyFile = join(this.dir, "console-webhook-key");
+    writeFileSync(keyFile, `${randomBytes(32).toString("base64")}\n`, { mode: 0o600 });
+    section.webhooks = {
+      encryptionKeyFile: keyFile,
+      ...(this.opts.alertPollInterval ? { alertPollInterval: this.opts.alertPollInterval } : {}),
     };
     if (this.prometheusUrl) {
       section.prometheus = { url: this.prometheusUrl };
