@@ -2,13 +2,16 @@
  * Webhook endpoint routes: create, list, edit (the secret kept unless replaced), delete; the secret never in a
  * response, the audit or the stored row (sealed with AES-GCM); bad input 400; `webhooks:manage` only; 503 without
  * the key (create, new secret, send test) or without a database; send test is one signed attempt to a real loopback
- * receiver, its outcome and the failure streak recorded. And the alert dispatcher: a fired and a resolved
+ * receiver, its outcome and the failure streak recorded; a bad key file fails start-up. And the alert dispatcher: a fired and a resolved
  * transition reach every enabled endpoint subscribed to them, signed, with every key of the alert family.
  */
 import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { WEBHOOK_EXAMPLE, type WebhookEndpoint } from "@svc/contract";
 import { startConsole } from "../testing/harness.ts";
@@ -247,5 +250,26 @@ test("dispatcher: fired and resolved reach subscribed enabled endpoints, signed,
     assert.equal(received.length, 3, "disabled and unsubscribed endpoints get nothing");
   } finally {
     await e.server.stop();
+  }
+});
+
+test("a key file that is not base64 of 32 bytes fails start-up naming the key", async () => {
+  const dir = mkdtempSync(join(tmpdir(), "svc-webhook-key-"));
+  try {
+    const file = join(dir, "key");
+    writeFileSync(file, "not-a-key");
+    const dbs = await testDatabases();
+    try {
+      const { db } = await dbs.fresh();
+      await assert.rejects(
+        startConsole(`database:\n  url: pglite:memory\nwebhooks:\n  encryptionKeyFile: ${file}\n`, { db }),
+        /webhooks\.encryptionKeyFile: must hold base64 of 32 bytes/,
+      );
+      await db.close();
+    } finally {
+      await dbs.close();
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
   }
 });
