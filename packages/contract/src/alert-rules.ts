@@ -212,3 +212,26 @@ export const previewAlertRule = route({
     ...errors(400, 401, 403, 422, 502, 503),
   },
 });
+
+/** One alert of a console rule as Prometheus holds it now. */
+export const CurrentAlert = z
+  .object({
+    ruleId: z.string(),
+    state: z.enum(["pending", "firing"]).describe("pending: the expression holds, `forSeconds` not yet over"),
+    labels: z.record(z.string(), z.string()),
+    activeAt: z.string().describe("ISO 8601: when Prometheus first saw it (the firedAt of its webhooks)"),
+    value: z.number().nullable(),
+  })
+  .meta({ id: "CurrentAlert" });
+
+export const listCurrentAlerts = route({
+  name: "listCurrentAlerts",
+  method: "GET",
+  path: "/api/v1/alerts",
+  tag: "alerts",
+  summary: "Alerts of the console's rules (labelled svc_rule_id) pending or firing now, read from Prometheus",
+  description: "503 without prometheus.url; 502 when Prometheus cannot be read.",
+  access: "alerts:read",
+  spec: false,
+  responses: { 200: z.object({ alerts: z.array(CurrentAlert) }), ...errors(401, 403, 502, 503) },
+});

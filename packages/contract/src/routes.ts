@@ -88,6 +88,7 @@ export const routes: readonly RouteSpec[] = [
   alertRules.previewAlertRule,
   alertRules.updateAlertRule,
   alertRules.deleteAlertRule,
+  alertRules.listCurrentAlerts,
   webhooks.listWebhooks,
   webhooks.createWebhook,
   webhooks.updateWebhook,

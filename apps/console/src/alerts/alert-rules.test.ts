@@ -3,7 +3,7 @@
  * through POST /-/reload) and `promtool check rules`: create, update and delete rewrite the rule file, Prometheus
  * loads every rule labelled `svc_rule_id` and fires it; 422 for names collapsing to one alert name, for a name with
  * no letter or digit and for PromQL Prometheus refuses; preview evaluates a draft and stores nothing; a restarted
- * console rewrites the file from the database; permissions per built-in role; 503 without a database or
+ * console rewrites the file from the database; GET /api/v1/alerts lists the console's alerts as Prometheus holds them; permissions per built-in role; 503 without a database or
  * prometheus.url. The alert poller of a console started while an alert fires (virtual time, real Prometheus): the
  * first poll is a baseline; a new alert is handed over as alert.fired with Prometheus's activeAt, its end as
  * alert.resolved. The store part runs on PGlite and PostgreSQL alike.
@@ -177,7 +177,15 @@ test("routes against Prometheus: rule file, reload, firing, preview, collisions,
           ),
         20_000,
       );
-    await firing(rule.id);
+    const promAlert = await firing(rule.id);
+    // the current alerts: Prometheus's, only the console's rules
+    const current = await admin.request("GET", "/api/v1/alerts");
+    assert.equal(current.status, 200, JSON.stringify(current.body));
+    const mine = (current.body as { alerts: { ruleId: string; state: string; activeAt: string }[] }).alerts;
+    assert.deepEqual(
+      mine.map((a) => [a.ruleId, a.state, a.activeAt]),
+      [[rule.id, "firing", new Date(promAlert.activeAt ?? "").toISOString()]],
+    );
 
     // the poller of a console (re)started while the alert fires: the first poll is a baseline and hands over nothing
     const sched = new VirtualScheduler(Date.now());
@@ -274,6 +282,7 @@ test("routes against Prometheus: rule file, reload, firing, preview, collisions,
       assert.equal((await login(c, `u-${role}`, `u-${role}-password-long`)).status, 200);
       assert.equal((await c.request("GET", "/api/v1/alert-rules")).status, 200, role);
       assert.equal((await c.request("GET", `/api/v1/alert-rules/${rule.id}`)).status, 200, role);
+      assert.equal((await c.request("GET", "/api/v1/alerts")).status, 200, role);
       const write = await w(c, "POST", "/api/v1/alert-rules", { ...ALERT_RULE_EXAMPLE, name: `by ${role}` });
       assert.equal(write.status, role === "viewer" ? 403 : 201, role);
       const pv = await w(c, "POST", "/api/v1/alert-rules/preview", ALERT_RULE_EXAMPLE);
@@ -336,6 +345,7 @@ test("503 without a database; preview 503 without prometheus.url", async () => {
   try {
     const c = browser(s);
     assert.equal((await c.request("GET", "/api/v1/alert-rules")).status, 503);
+    assert.equal((await c.request("GET", "/api/v1/alerts")).status, 503, "no prometheus.url");
   } finally {
     await s.stop();
   }

@@ -23,6 +23,8 @@ export interface PrometheusAlert {
   state: string;
   /** RFC 3339 */
   activeAt?: string;
+  /** the expression's value when last evaluated */
+  value?: string;
 }
 
 /** A change of the firing set. */

@@ -96,6 +96,6 @@ export function addConsoleRoutes(app: FastifyInstance, deps: ConsoleRouteDeps): 
   addRunRoutes(add, { runs: deps.operations?.runs, budgets: s.budgets });
   addMetricsQueryRoutes(add, { config, budgets: s.budgets });
   addMtrRoutes(add, { mtr: deps.operations?.mtr });
-  addAlertRuleRoutes(add, { rules: deps.alertRules });
+  addAlertRuleRoutes(add, { rules: deps.alertRules, config });
   if (deps.webhooks) addWebhookRoutes(add, { ...deps.webhooks, audit });
 }
