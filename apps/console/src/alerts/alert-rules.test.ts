@@ -16,6 +16,7 @@ import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { ALERT_RULE_EXAMPLE, type AlertRule, type AlertRuleInput, alertNameOf } from "@svc/contract";
 import { freePort, type ManagedProcess, startPrometheus, stopProcess } from "@svc/lab";
+import { parse } from "yaml";
 import { eventually, needsBinary, skipUnless } from "../../../../test/helpers/env.ts";
 import { UnprocessableError } from "../errors.ts";
 import { migrate } from "../store/migrations.ts";
@@ -110,6 +111,34 @@ for (const backend of dbs.backends) {
       const b = await rules.create(input("tcp fail", { expr: "vector(1)" }), actor);
       await assert.rejects(rules.update(b.id, input("Udp Loss"), actor), { message: ALERT_NAME_COLLISION });
       const b2 = await rules.update(b.id, { ...input("tcp fail"), enabled: false }, actor);
+      // text YAML must quote: quotes, colons, hashes, line breaks, templates, a leading dash
+      const tricky = await rules.create(
+        input("Tricky: 'quotes' # and \"more\"", {
+          expr: 'sum by (job) (up{job=~".+"}) > 0 # comment',
+          labels: { severity: "- critical: yes" },
+          annotations: { summary: "line one\nline two: {{ $value }} \"q\" 'q' #x", description: "|-" },
+        }),
+        actor,
+      );
+      if (!opts.skip)
+        execFileSync(PROMTOOL, ["check", "rules", join(file, RULE_FILE_NAME)], { stdio: "pipe" });
+      const back = parse(readFileSync(join(file, RULE_FILE_NAME), "utf8")) as {
+        groups: {
+          rules: {
+            alert: string;
+            expr: string;
+            labels: Record<string, string>;
+            annotations: Record<string, string>;
+          }[];
+        }[];
+      };
+      const t = back.groups[0]?.rules.find((r) => r.labels.svc_rule_id === tricky.id);
+      assert.deepEqual(
+        [t?.alert, t?.expr, t?.labels.severity, t?.annotations.summary, t?.annotations.description],
+        [tricky.alertName, tricky.expr, "- critical: yes", tricky.annotations.summary, "|-"],
+        "the rule file reads back exactly",
+      );
+      await rules.delete(tricky.id, actor);
       assert.equal(b2.enabled, false);
       assert.deepEqual(
         (await rules.list()).map((r) => r.name),
@@ -124,7 +153,7 @@ for (const backend of dbs.backends) {
       await assert.rejects(rules.delete(a.id, actor), { name: "NotFoundError" });
       assert.doesNotMatch(readFileSync(join(file, RULE_FILE_NAME), "utf8"), /svc_udp_loss/);
       const audit = await db.query<{ n: number }>("SELECT count(*)::int AS n FROM audit");
-      assert.equal(Number(audit[0]?.n), 4, "create, create, update, delete");
+      assert.equal(Number(audit[0]?.n), 6, "create, create, update, create, delete, delete");
       assert.equal(rules.sync().state, "synced");
     } finally {
       rmSync(file, { recursive: true, force: true });
