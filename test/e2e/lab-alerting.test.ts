@@ -1,13 +1,13 @@
 // Alerting end to end in a lab (issue 22): 3 agents in network namespaces probing udp every 2 s, the real
 // Prometheus scraping every 2 s and loading the console's alert rule directory, the console polling alerts every 2 s.
 // A rule on udp loss node-1 -> node-2 and a webhook endpoint at a receiver in another process, which verifies the
-// HMAC over the raw body before parsing. `fault loss node-1 node-2 udp 60` -> alert.fired (firedAt = Prometheus's
+// HMAC over the raw body before parsing. The contract's example rule is loaded by the lab's Prometheus. `fault loss node-1 node-2 udp 60` -> alert.fired (firedAt = Prometheus's
 // activeAt, labelled svc_rule_id); heal -> alert.resolved with the same firedAt.
 import assert from "node:assert/strict";
 import { type ChildProcess, spawn } from "node:child_process";
 import { createInterface } from "node:readline";
 import { after, before, describe, test } from "node:test";
-import type { AlertRule, WebhookEndpoint } from "@svc/contract";
+import { type AlertRule, createAlertRule, type WebhookEndpoint } from "@svc/contract";
 import { Lab } from "@svc/lab";
 import { needsBinary, needsRoot, skipUnless } from "../helpers/env.ts";
 import { labConsoleCookie } from "../helpers/lab-tiers.ts";
@@ -107,6 +107,18 @@ describe("lab: a udp loss rule fires and resolves through a signed webhook", opt
     });
     assert.equal(rule.status, 201, JSON.stringify(rule.body));
     const ruleId = (rule.body as AlertRule).id;
+    // the contract's example rule succeeds against the lab and its Prometheus loads it, labelled svc_rule_id
+    const example = await post("/api/v1/alert-rules", createAlertRule.example);
+    assert.equal(example.status, 201, JSON.stringify(example.body));
+    const exampleId = (example.body as AlertRule).id;
+    const loaded = async () => {
+      const r = (await (await fetch(`${lab.prometheusUrl}/api/v1/rules?type=alert`)).json()) as {
+        data: { groups: { rules: { name: string; labels: Record<string, string> }[] }[] };
+      };
+      return r.data.groups.flatMap((g) => g.rules).find((x) => x.labels.svc_rule_id === exampleId);
+    };
+    for (let i = 0; i < 40 && !(await loaded()); i++) await new Promise((r) => setTimeout(r, 500));
+    assert.equal((await loaded())?.name, "svc_udp_loss");
     const waitFor = async (what: string, pred: (d: Delivery) => boolean, ms: number) => {
       const deadline = Date.now() + ms;
       while (Date.now() < deadline) {
@@ -121,7 +133,11 @@ describe("lab: a udp loss rule fires and resolves through a signed webhook", opt
     assert.equal(deliveries.length, 0, "nothing fires while the pair is healthy");
 
     await lab.fault({ kind: "loss", from: "node-1", to: "node-2", protocol: "udp", percent: 60 });
-    const fired = await waitFor("alert.fired", (d) => d.body?.event === "alert.fired", 120_000);
+    const fired = await waitFor(
+      "alert.fired",
+      (d) => d.body?.event === "alert.fired" && d.body.alert.ruleId === ruleId,
+      120_000,
+    );
     assert.equal(fired.verified, true);
     assert.equal(fired.body?.alert.ruleId, ruleId);
     assert.equal(fired.body?.alert.labels.svc_rule_id, ruleId);
@@ -134,7 +150,11 @@ describe("lab: a udp loss rule fires and resolves through a signed webhook", opt
     if (active) assert.equal(fired.body?.alert.firedAt, new Date(active.activeAt).toISOString());
 
     await lab.heal();
-    const resolved = await waitFor("alert.resolved", (d) => d.body?.event === "alert.resolved", 180_000);
+    const resolved = await waitFor(
+      "alert.resolved",
+      (d) => d.body?.event === "alert.resolved" && d.body.alert.ruleId === ruleId,
+      180_000,
+    );
     assert.equal(resolved.verified, true);
     assert.equal(resolved.body?.alert.firedAt, fired.body?.alert.firedAt);
     assert.ok(

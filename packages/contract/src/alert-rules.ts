@@ -152,6 +152,7 @@ export const createAlertRule = route({
   access: "alerts:manage",
   spec: false,
   body: AlertRuleInput,
+  example: ALERT_RULE_EXAMPLE,
   responses: { 201: AlertRule, ...errors(400, 401, 403, 422, 503) },
 });
 
@@ -166,6 +167,7 @@ export const updateAlertRule = route({
   spec: false,
   params: AlertRuleIdParams,
   body: AlertRuleInput,
+  example: ALERT_RULE_EXAMPLE,
   responses: { 200: AlertRule, ...errors(400, 401, 403, 404, 422, 503) },
 });
 
@@ -203,6 +205,7 @@ export const previewAlertRule = route({
   spec: true,
   safe: true,
   body: AlertRuleInput,
+  example: ALERT_RULE_EXAMPLE,
   responses: {
     200: z.object({
       alertName: z.string(),

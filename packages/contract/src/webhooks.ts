@@ -113,6 +113,7 @@ export const createWebhook = route({
   access: "webhooks:manage",
   spec: false,
   body: WebhookCreate,
+  example: WEBHOOK_EXAMPLE,
   responses: { 201: WebhookEndpoint, ...errors(400, 401, 403, 503) },
 });
 
@@ -127,6 +128,7 @@ export const updateWebhook = route({
   spec: false,
   params: WebhookIdParams,
   body: WebhookUpdate,
+  example: { url: WEBHOOK_EXAMPLE.url, events: WEBHOOK_EXAMPLE.events, enabled: false },
   responses: { 200: WebhookEndpoint, ...errors(400, 401, 403, 404, 503) },
 });
 
