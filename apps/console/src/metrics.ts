@@ -14,6 +14,8 @@ export class ConsoleMetrics {
   readonly wsRefused: Counter<"limit">;
   /** `<prefix>_console_external_specs_skipped_total{reason}`: external-check specs left out of a fan-out */
   readonly externalSpecsSkipped: Counter<"reason">;
+  /** `<prefix>_console_webhook_suppressed_total{event}`: alert edges held or dropped by maintenance windows */
+  readonly webhookSuppressed: Counter<"event">;
 
   constructor(prefix: string, sources: { storeReady: () => boolean }) {
     this.rateLimited = new Counter({
@@ -47,6 +49,13 @@ export class ConsoleMetrics {
       registers: [this.registry],
     });
     this.externalSpecsSkipped.inc({ reason: "over-budget" }, 0);
+    this.webhookSuppressed = new Counter({
+      name: `${prefix}_console_webhook_suppressed_total`,
+      help: "Alert webhook edges held or dropped by a maintenance window, by event (alert.fired, alert.resolved).",
+      labelNames: ["event"],
+      registers: [this.registry],
+    });
+    for (const event of ["alert.fired", "alert.resolved"]) this.webhookSuppressed.inc({ event }, 0);
     new Gauge({
       name: `${prefix}_console_store_ready`,
       help: "1 when the console store is migrated and reachable (or not configured), else 0.",

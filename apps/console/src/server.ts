@@ -115,7 +115,10 @@ export class ConsoleServer {
     });
     this.annotations = opts.db ? new Annotations(opts.db, this.now) : undefined;
     this.alertRules = opts.db ? alertRulesFromConfig(this.config, opts.db, this.now, this.log) : undefined;
-    this.webhooks = webhooksFromConfig(this.config, opts.db, this.now, opts.alerts?.scheduler);
+    this.webhooks = webhooksFromConfig(this.config, opts.db, this.now, opts.alerts?.scheduler, {
+      stillFiring: (t) => this.alertPoller?.isFiring(t) === true,
+      onSuppressed: (event) => this.metrics.webhookSuppressed.inc({ event }),
+    });
     const sink = opts.alerts?.sink ?? this.webhooks.sink;
     this.alertPoller = alertPollerFromConfig(this.config, this.log, {
       ...opts.alerts,
@@ -234,6 +237,7 @@ export class ConsoleServer {
       operations: this.operations,
       alertRules: this.alertRules,
       webhooks: { endpoints: this.webhooks.endpoints, sender: this.webhooks.sender, now: this.now },
+      maintenance: this.webhooks.windows,
     });
     // GET /ws with `Upgrade: websocket` never reaches Fastify (live/socket-server.ts serves the upgrade)
     app.get("/ws", async () => {

@@ -13,6 +13,7 @@ export { consoleApiDocument, consoleApiMarkdown } from "./document.ts";
 export * from "./errors.ts";
 export * from "./events.ts";
 export * from "./fleet.ts";
+export * from "./maintenance.ts";
 export * from "./metrics-queries.ts";
 export * from "./mtr.ts";
 export { buildOpenApi, type OpenApiDocument } from "./openapi.ts";

@@ -6,6 +6,7 @@ import * as checks from "./checks.ts";
 import * as config from "./console-config.ts";
 import * as events from "./events.ts";
 import * as fleet from "./fleet.ts";
+import * as maintenance from "./maintenance.ts";
 import * as metricsQueries from "./metrics-queries.ts";
 import * as mtr from "./mtr.ts";
 import * as probes from "./probes.ts";
@@ -89,6 +90,10 @@ export const routes: readonly RouteSpec[] = [
   alertRules.updateAlertRule,
   alertRules.deleteAlertRule,
   alertRules.listCurrentAlerts,
+  maintenance.listMaintenanceWindows,
+  maintenance.createMaintenanceWindow,
+  maintenance.updateMaintenanceWindow,
+  maintenance.deleteMaintenanceWindow,
   webhooks.listWebhooks,
   webhooks.createWebhook,
   webhooks.updateWebhook,

@@ -114,6 +114,11 @@ export class AlertPoller {
     return this.lastError;
   }
 
+  /** True while the last successful poll saw this alert firing with this firedAt (maintenance holds ask). */
+  isFiring(t: Pick<AlertTransition, "labels" | "firedAt">): boolean {
+    return this.firing?.get(alertKey(t.labels))?.firedAt === t.firedAt;
+  }
+
   /** True once a baseline was taken. */
   hasBaseline(): boolean {
     return this.firing !== undefined;

@@ -7,6 +7,7 @@ import type { Operations } from "../checks/operations.ts";
 import type { ConsoleConfig } from "../config/schema.ts";
 import type { EventHistory } from "../events/history.ts";
 import type { FleetService } from "../fleet/fleet-service.ts";
+import type { MaintenanceWindows } from "../maintenance/windows.ts";
 import type { ConsoleMetrics } from "../metrics.ts";
 import type { NewAuditRow, Store } from "../store/store.ts";
 import type { WebhookEndpoints } from "../webhooks/endpoints.ts";
@@ -21,6 +22,7 @@ import type { AccessResolver } from "./context.ts";
 import type { CookiePolicy } from "./cookie-policy.ts";
 import { addEventRoutes } from "./events.ts";
 import { addFleetRoutes } from "./fleet.ts";
+import { addMaintenanceRoutes } from "./maintenance.ts";
 import { addMetricsQueryRoutes } from "./metrics-queries.ts";
 import { addMtrRoutes } from "./mtr.ts";
 import { addOidcRoutes } from "./oidc-routes.ts";
@@ -52,6 +54,8 @@ export interface ConsoleRouteDeps {
   alertRules?: AlertRules | undefined;
   /** webhook endpoints (undefined without a database: 503) and the sender of send tests */
   webhooks?: { endpoints: WebhookEndpoints | undefined; sender: WebhookSender; now: () => number };
+  /** maintenance windows (undefined without a database: 503) */
+  maintenance?: MaintenanceWindows | undefined;
 }
 
 /** Registers the OpenAPI document, config, auth, OIDC, RBAC/audit, users, token and fleet routes. */
@@ -98,4 +102,5 @@ export function addConsoleRoutes(app: FastifyInstance, deps: ConsoleRouteDeps): 
   addMtrRoutes(add, { mtr: deps.operations?.mtr });
   addAlertRuleRoutes(add, { rules: deps.alertRules, config });
   if (deps.webhooks) addWebhookRoutes(add, { ...deps.webhooks, audit });
+  addMaintenanceRoutes(add, { windows: deps.maintenance });
 }

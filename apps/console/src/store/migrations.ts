@@ -251,6 +251,27 @@ CREATE TABLE webhook_endpoints (
 );
 `,
   },
+  {
+    version: 8,
+    name: "maintenance windows",
+    sql: `
+CREATE TABLE maintenance_windows (
+  id text PRIMARY KEY,
+  scope text NOT NULL,
+  node text NOT NULL,
+  source text NOT NULL,
+  destination text NOT NULL,
+  target text NOT NULL,
+  start_at bigint NOT NULL,
+  end_at bigint NOT NULL,
+  reason text NOT NULL,
+  author text NOT NULL,
+  created_at bigint NOT NULL,
+  updated_at bigint NOT NULL
+);
+CREATE INDEX maintenance_windows_span ON maintenance_windows (end_at, start_at);
+`,
+  },
 ];
 
 /** Thrown when the database was migrated by a newer console than this one. */

@@ -4,7 +4,13 @@
  */
 import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
-import { ALERT_RULE_EXAMPLE, type RouteSpec, routes, WEBHOOK_EXAMPLE } from "@svc/contract";
+import {
+  ALERT_RULE_EXAMPLE,
+  MAINTENANCE_EXAMPLE,
+  type RouteSpec,
+  routes,
+  WEBHOOK_EXAMPLE,
+} from "@svc/contract";
 import { hashPassword } from "../auth/password.ts";
 import type { CookieClient } from "./harness.ts";
 import { ADMIN_PW, browser, type LocalEnv, login } from "./local-env.ts";
@@ -107,6 +113,18 @@ async function storedWebhook(e: LocalEnv): Promise<string> {
     `INSERT INTO webhook_endpoints (id, url, events, enabled, secret_sealed, created_at, updated_at)
      VALUES ($1, 'http://127.0.0.1:9/hook', '["alert.fired"]', true, 'v1:AAAA', $2, $2)`,
     [id, e.clock.t],
+  );
+  return id;
+}
+
+/** A fleet-wide maintenance window stored directly (no audit row). */
+async function storedWindow(e: LocalEnv): Promise<string> {
+  const id = randomUUID();
+  await e.db.query(
+    `INSERT INTO maintenance_windows (id, scope, node, source, destination, target, start_at, end_at, reason, author,
+       created_at, updated_at)
+     VALUES ($1, 'fleet', '', '', '', '', $2, $3, '', 'someone', $2, $2)`,
+    [id, e.clock.t, e.clock.t + 3_600_000],
   );
   return id;
 }
@@ -214,6 +232,12 @@ export const EXAMPLES: Readonly<Record<string, ExampleMaker>> = {
     assert.equal(r.status, 201, JSON.stringify(r.body));
     return { params: { id: (r.body as { id: string }).id } };
   },
+  createMaintenanceWindow: async () => ({ body: MAINTENANCE_EXAMPLE }),
+  updateMaintenanceWindow: async (e) => ({
+    params: { id: await storedWindow(e) },
+    body: { ...MAINTENANCE_EXAMPLE, scope: "pair", node: "", source: "a", destination: "b" },
+  }),
+  deleteMaintenanceWindow: async (e) => ({ params: { id: await storedWindow(e) } }),
   projectCheck: async (e) => ({ body: { name: "draft", targetId: await storedTarget(e), type: "tcp" } }),
 };
 

@@ -7,8 +7,10 @@
 import type { AlertTransition, AlertTransitionSink } from "../alerts/poller.ts";
 import type { ConsoleConfig } from "../config/schema.ts";
 import { type Scheduler, wallClock } from "../events/ingester.ts";
+import { MaintenanceWindows } from "../maintenance/windows.ts";
 import type { Db } from "../store/db.ts";
 import { WebhookEndpoints } from "./endpoints.ts";
+import { MaintenanceGate } from "./holds.ts";
 import { SecretBox } from "./secret-box.ts";
 import { WebhookSender } from "./sender.ts";
 
@@ -53,19 +55,47 @@ export class WebhookDispatcher implements AlertTransitionSink {
   }
 }
 
-/** The console's webhook parts: endpoints (with a database), the sender, and the alert sink (with endpoints). */
+/** What the maintenance holds need from the rest of the console. */
+export interface HoldSeams {
+  /** true while the poller still sees the alert firing with this firedAt */
+  stillFiring: (t: AlertTransition) => boolean;
+  onSuppressed?: (event: AlertTransition["event"]) => void;
+}
+
+/**
+ * The console's webhook parts: endpoints and maintenance windows (with a database), the sender, and the alert sink
+ * (with endpoints): maintenance holds in front of the dispatcher.
+ */
 export function webhooksFromConfig(
   config: ConsoleConfig,
   db: Db | undefined,
   now: () => number,
   scheduler: Scheduler = wallClock,
-): { endpoints: WebhookEndpoints | undefined; sender: WebhookSender; sink: AlertTransitionSink | undefined } {
+  holds: HoldSeams = { stillFiring: () => false },
+): {
+  endpoints: WebhookEndpoints | undefined;
+  windows: MaintenanceWindows | undefined;
+  sender: WebhookSender;
+  sink: AlertTransitionSink | undefined;
+} {
   const endpoints = db
     ? new WebhookEndpoints(db, now, SecretBox.fromFile(config.webhooks.encryptionKeyFile))
     : undefined;
+  const windows = db ? new MaintenanceWindows(db, now) : undefined;
   const sender = new WebhookSender({
     scheduler,
     onAttempt: (t, o, final) => endpoints?.recordOutcome(t.endpointId, o, final),
   });
-  return { endpoints, sender, sink: endpoints ? new WebhookDispatcher(endpoints, sender, now) : undefined };
+  const dispatcher = endpoints ? new WebhookDispatcher(endpoints, sender, now) : undefined;
+  const sink =
+    dispatcher && windows
+      ? new MaintenanceGate({
+          next: dispatcher,
+          windows: (labels, at) => windows.matching(labels, at),
+          stillFiring: holds.stillFiring,
+          scheduler,
+          ...(holds.onSuppressed ? { onSuppressed: holds.onSuppressed } : {}),
+        })
+      : dispatcher;
+  return { endpoints, windows, sender, sink };
 }
