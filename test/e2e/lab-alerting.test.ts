@@ -1,7 +1,8 @@
 // Alerting end to end in a lab (issue 22): 3 agents in network namespaces probing udp every 2 s, the real
 // Prometheus scraping every 2 s and loading the console's alert rule directory, the console polling alerts every 2 s.
 // A rule on udp loss node-1 -> node-2 and a webhook endpoint at a receiver in another process, which verifies the
-// HMAC over the raw body before parsing. The contract's example rule is loaded by the lab's Prometheus. `fault loss node-1 node-2 udp 60` -> alert.fired (firedAt = Prometheus's
+// HMAC over the raw body before parsing. The contract's example rule is loaded by the lab's Prometheus. Then with
+// a maintenance window over the pair the fired edge is held and delivered at the close, still firing. `fault loss node-1 node-2 udp 60` -> alert.fired (firedAt = Prometheus's
 // activeAt, labelled svc_rule_id); heal -> alert.resolved with the same firedAt.
 import assert from "node:assert/strict";
 import { type ChildProcess, spawn } from "node:child_process";
@@ -161,6 +162,40 @@ describe("lab: a udp loss rule fires and resolves through a signed webhook", opt
       deliveries.every((d) => d.verified),
       "every delivery verified",
     );
+
+    // a maintenance window over the pair: the fired edge is held, and delivered at the close (still firing) with
+    // its original firedAt
+    const before = deliveries.length;
+    const windowEnd = Date.now() + 25_000;
+    const mw = await post("/api/v1/maintenance-windows", {
+      scope: "pair",
+      source: "node-1",
+      destination: "node-2",
+      startAt: new Date(Date.now() - 1_000).toISOString(),
+      endAt: new Date(windowEnd).toISOString(),
+      reason: "e2e",
+    });
+    assert.equal(mw.status, 201, JSON.stringify(mw.body));
+    await lab.fault({ kind: "loss", from: "node-1", to: "node-2", protocol: "udp", percent: 60 });
+    const held = await waitFor(
+      "alert.fired after the window",
+      (d) =>
+        deliveries.indexOf(d) >= before && d.body?.event === "alert.fired" && d.body.alert.ruleId === ruleId,
+      120_000,
+    );
+    assert.ok(Date.now() >= windowEnd, "not delivered before the window closed");
+    assert.ok(
+      Date.parse(held.body?.alert.firedAt ?? "") < windowEnd,
+      "the original firedAt, from inside the window",
+    );
+    await lab.heal();
+    await waitFor(
+      "alert.resolved after the window",
+      (d) => deliveries.indexOf(d) > deliveries.indexOf(held) && d.body?.event === "alert.resolved",
+      180_000,
+    );
+    const metrics = await (await fetch(`${lab.consoleUrl}/metrics`)).text();
+    assert.match(metrics, /svc_console_webhook_suppressed_total\{event="alert.fired"\} [1-9]/);
 
     const list = await fetch(`${lab.consoleUrl}/api/v1/webhooks`, { headers: { cookie } });
     const ep = ((await list.json()) as { endpoints: WebhookEndpoint[] }).endpoints[0];
