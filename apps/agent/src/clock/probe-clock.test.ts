@@ -128,20 +128,25 @@ test("a throwing callback does not stop the rest of its batch (virtual time)", (
   assert.match(String(errors[0]), /boom/);
 });
 
-test("on Node's own timers, a batch runs within its window (the shipped timer code)", async () => {
+test("on Node's own timers, callbacks run within their windows (the shipped timer code)", async () => {
   const clock = new CoalescingClock();
   const t0 = performance.now();
-  const ran: number[] = [];
-  clock.schedule(t0 + 20, (now) => ran.push(now - t0));
-  clock.schedule(t0 + 35, (now) => ran.push(now - t0), { early: 30 });
+  const told = new Map<string, number>();
+  const real = new Map<string, number>();
+  const log = (name: string) => (now: number) => {
+    told.set(name, now - t0);
+    real.set(name, performance.now() - t0);
+  };
+  clock.schedule(t0 + 20, log("a"));
+  clock.schedule(t0 + 35, log("b"), { early: 30 });
   await sleep(200);
-  assert.equal(ran.length, 2);
-  // both in one batch, not before the window opened (Node may fire up to 1 ms early); lateness is the machine's
-  assert.ok(
-    ran.every((x) => x >= 19),
-    `ran at +${ran.join(", +")} ms`,
-  );
-  assert.ok(Math.abs((ran[0] ?? 0) - (ran[1] ?? 0)) < 1.5, `one batch: +${ran.join(", +")} ms`);
+  // never run more than Node's 1 ms timer resolution before a window opens (a timer firing earlier than that
+  // leaves `a` for the next batch), never told a time before it; how late is the machine's business, and batching
+  // is judged in virtual time above
+  assert.ok((real.get("a") ?? 0) >= 19, `a ran at +${real.get("a")} ms`);
+  assert.ok((told.get("a") ?? 0) >= 20, `a was told +${told.get("a")} ms`);
+  assert.ok((real.get("b") ?? 0) >= 4, `b ran at +${real.get("b")} ms`);
+  assert.equal(clock.pending, 0);
 });
 
 test("timerClock runs each callback on its own timer and cancels", async () => {
