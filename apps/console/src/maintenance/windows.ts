@@ -90,6 +90,11 @@ function check(input: MaintenanceInput): WindowSpan & { reason: string } {
 }
 
 /** Window reads and audited writes. */
+/** The stored columns of a checked window, in the order both the insert and the update name them. */
+function columns(w: ReturnType<typeof check>): unknown[] {
+  return [w.scope, w.node, w.source, w.destination, w.target, w.startAt, w.endAt, w.reason];
+}
+
 export class MaintenanceWindows {
   constructor(
     private readonly db: Db,
@@ -119,19 +124,7 @@ export class MaintenanceWindows {
         `INSERT INTO maintenance_windows (id, scope, node, source, destination, target, start_at, end_at, reason,
            author, created_at, updated_at)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $11) RETURNING *`,
-        [
-          randomUUID(),
-          w.scope,
-          w.node,
-          w.source,
-          w.destination,
-          w.target,
-          w.startAt,
-          w.endAt,
-          w.reason,
-          actor.subjectDisplay,
-          now,
-        ],
+        [randomUUID(), ...columns(w), actor.subjectDisplay, now],
       );
       if (!row) throw new Error("insert returned no row");
       const out = toWindow(row);
@@ -147,19 +140,7 @@ export class MaintenanceWindows {
       const [row] = await tx.query(
         `UPDATE maintenance_windows SET scope = $2, node = $3, source = $4, destination = $5, target = $6,
            start_at = $7, end_at = $8, reason = $9, author = $10, updated_at = $11 WHERE id = $1 RETURNING *`,
-        [
-          id,
-          w.scope,
-          w.node,
-          w.source,
-          w.destination,
-          w.target,
-          w.startAt,
-          w.endAt,
-          w.reason,
-          actor.subjectDisplay,
-          now,
-        ],
+        [id, ...columns(w), actor.subjectDisplay, now],
       );
       if (!row) throw new NotFoundError("no such maintenance window");
       const out = toWindow(row);
