@@ -116,8 +116,14 @@ export class ConsoleServer {
     this.annotations = opts.db ? new Annotations(opts.db, this.now) : undefined;
     this.alertRules = opts.db ? alertRulesFromConfig(this.config, opts.db, this.now, this.log) : undefined;
     this.webhooks = webhooksFromConfig(this.config, opts.db, this.now, opts.alerts?.scheduler, {
-      stillFiring: (t) => this.alertPoller?.isFiring(t) === true,
+      // unknown until the poller's baseline after a (re)start: a restored hold waits for it
+      stillFiring: (t) => {
+        const p = this.alertPoller;
+        if (!p) return false; // no Prometheus any more: nothing can be said to fire
+        return p.hasBaseline() ? p.isFiring(t) : undefined;
+      },
       onSuppressed: (event) => this.metrics.webhookSuppressed.inc({ event }),
+      onError: (err) => this.log.warn({ err }, "maintenance hold"),
     });
     const sink = opts.alerts?.sink ?? this.webhooks.sink;
     this.alertPoller = alertPollerFromConfig(this.config, this.log, {
@@ -345,6 +351,7 @@ export class ConsoleServer {
         if (!this.stopping) this.history.start();
         if (!this.stopping) this.operations?.start();
         if (!this.stopping) void this.alertRules?.file.sync(); // the file follows the database after a restart
+        if (!this.stopping) void this.webhooks.gate?.restore(); // held alerts outlive a restart
       },
       (e: unknown) => {
         this.storeState = "failed";
@@ -352,6 +359,11 @@ export class ConsoleServer {
       },
     );
     this.storeReady.catch(() => {});
+  }
+
+  /** Alert edges held by maintenance windows now (restored ones included). */
+  heldAlerts(): number {
+    return this.webhooks.gate?.heldCount() ?? 0;
   }
 
   /** Resolves when the store is ready (at once without one); rejects on a fatal store problem. */
@@ -402,6 +414,7 @@ export class ConsoleServer {
     clearInterval(this.purgeTimer);
     this.fleet.stop();
     this.alertPoller?.stop();
+    this.webhooks.gate?.stop();
     this.webhooks.sender.stop();
     this.matrixPusher.stop();
     this.liveSockets.close();

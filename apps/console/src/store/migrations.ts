@@ -272,6 +272,19 @@ CREATE TABLE maintenance_windows (
 CREATE INDEX maintenance_windows_span ON maintenance_windows (end_at, start_at);
 `,
   },
+  {
+    version: 9,
+    name: "maintenance holds",
+    sql: `
+CREATE TABLE maintenance_holds (
+  key_hash text PRIMARY KEY,
+  alert_key text NOT NULL,
+  transition jsonb NOT NULL,
+  until_at bigint NOT NULL,
+  updated_at bigint NOT NULL
+);
+`,
+  },
 ];
 
 /** Thrown when the database was migrated by a newer console than this one. */

@@ -10,6 +10,7 @@ import { type Scheduler, wallClock } from "../events/ingester.ts";
 import { MaintenanceWindows } from "../maintenance/windows.ts";
 import type { Db } from "../store/db.ts";
 import { WebhookEndpoints } from "./endpoints.ts";
+import { SqlHoldStore } from "./hold-store.ts";
 import { MaintenanceGate } from "./holds.ts";
 import { SecretBox } from "./secret-box.ts";
 import { WebhookSender } from "./sender.ts";
@@ -57,14 +58,16 @@ export class WebhookDispatcher implements AlertTransitionSink {
 
 /** What the maintenance holds need from the rest of the console. */
 export interface HoldSeams {
-  /** true while the poller still sees the alert firing with this firedAt */
-  stillFiring: (t: AlertTransition) => boolean;
+  /** true while the poller still sees the alert firing with this firedAt; undefined before its baseline */
+  stillFiring: (t: AlertTransition) => boolean | undefined;
   onSuppressed?: (event: AlertTransition["event"]) => void;
+  onError?: (err: string) => void;
 }
 
 /**
  * The console's webhook parts: endpoints and maintenance windows (with a database), the sender, and the alert sink
- * (with endpoints): maintenance holds in front of the dispatcher.
+ * (with endpoints): maintenance holds (kept in the database, `gate.restore()` once it is migrated) in front of the
+ * dispatcher.
  */
 export function webhooksFromConfig(
   config: ConsoleConfig,
@@ -77,6 +80,7 @@ export function webhooksFromConfig(
   windows: MaintenanceWindows | undefined;
   sender: WebhookSender;
   sink: AlertTransitionSink | undefined;
+  gate: MaintenanceGate | undefined;
 } {
   const endpoints = db
     ? new WebhookEndpoints(db, now, SecretBox.fromFile(config.webhooks.encryptionKeyFile))
@@ -87,15 +91,18 @@ export function webhooksFromConfig(
     onAttempt: (t, o, final) => endpoints?.recordOutcome(t.endpointId, o, final),
   });
   const dispatcher = endpoints ? new WebhookDispatcher(endpoints, sender, now) : undefined;
-  const sink =
-    dispatcher && windows
+  const gate =
+    dispatcher && windows && db
       ? new MaintenanceGate({
           next: dispatcher,
           windows: (labels, at) => windows.matching(labels, at),
           stillFiring: holds.stillFiring,
           scheduler,
+          store: new SqlHoldStore(db, now),
+          retryMs: config.webhooks.alertPollInterval,
           ...(holds.onSuppressed ? { onSuppressed: holds.onSuppressed } : {}),
+          ...(holds.onError ? { onError: holds.onError } : {}),
         })
-      : dispatcher;
-  return { endpoints, windows, sender, sink };
+      : undefined;
+  return { endpoints, windows, sender, sink: gate ?? dispatcher, gate };
 }

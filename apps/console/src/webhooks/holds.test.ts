@@ -147,3 +147,29 @@ test("a window that does not match holds nothing; overlapping windows hold to th
   await settle();
   assert.equal(h2.out.length, 1);
 });
+
+test("a close while the firing state is unknown (no baseline yet) is asked again retryMs later", async () => {
+  const clock = new VirtualScheduler(T0);
+  const out: AlertTransition[] = [];
+  let known: boolean | undefined;
+  const gate = new MaintenanceGate({
+    next: { transitions: (b) => void out.push(...b) },
+    windows: async (l, at) => [win({})].filter((w) => w.startAt <= at && at < w.endAt && windowMatches(w, l)),
+    stillFiring: () => known,
+    scheduler: clock,
+    retryMs: 30_000,
+  });
+  await gate.transitions([edge("alert.fired", T0 + MIN)]);
+  clock.advance(10 * MIN);
+  await settle();
+  assert.equal(out.length, 0, "unknown: not delivered, not dropped");
+  assert.equal(gate.heldCount(), 1);
+  known = true;
+  clock.advance(29_999);
+  await settle();
+  assert.equal(out.length, 0);
+  clock.advance(1);
+  await settle();
+  assert.equal(out.length, 1);
+  assert.equal(gate.heldCount(), 0);
+});
