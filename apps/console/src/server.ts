@@ -114,7 +114,10 @@ export class ConsoleServer {
       kubeConfig: opts.events?.kubeConfig,
     });
     this.annotations = opts.db ? new Annotations(opts.db, this.now) : undefined;
-    this.alertRules = opts.db ? alertRulesFromConfig(this.config, opts.db, this.now, this.log) : undefined;
+    const kube = opts.events?.kubeConfig;
+    this.alertRules = opts.db
+      ? alertRulesFromConfig(this.config, opts.db, this.now, this.log, kube ? () => kube : undefined)
+      : undefined;
     this.webhooks = webhooksFromConfig(this.config, opts.db, this.now, opts.alerts?.scheduler, {
       // unknown until the poller's baseline after a (re)start: a restored hold waits for it
       stillFiring: (t) => {

@@ -6,11 +6,14 @@ import { HANDLED, type Handled, json, notFound, readBody, sendStatus } from "./k
 import { type KubeObject, kubeStatus, type WatchEvent } from "./kube-objects.ts";
 import { FakeLeases } from "./lease-route.ts";
 import { FakePods } from "./pod-route.ts";
+import { FakePrometheusRules } from "./prometheus-rule-route.ts";
 
 const LEASES = /^\/apis\/coordination\.k8s\.io\/v1\/namespaces\/([^/]+)\/leases(?:\/([^/]+))?$/;
 const NODES = /^\/api\/v1\/nodes(?:\/([^/]+))?$/;
 const PODS = /^\/api\/v1\/namespaces\/([^/]+)\/pods$/;
 const EVENTS = /^\/api\/v1\/(?:namespaces\/([^/]+)\/)?events$/;
+const PROMETHEUS_RULES =
+  /^\/apis\/monitoring\.coreos\.com\/v1\/namespaces\/([^/]+)\/prometheusrules(?:\/([^/]+))?$/;
 
 interface NodeEvent {
   rv: number;
@@ -37,6 +40,10 @@ export interface FakeKubeApiCounters {
   podLists: number;
   eventLists: number;
   eventWatches: number;
+  /** PrometheusRule creates and accepted replaces */
+  prometheusRuleWrites: number;
+  /** PrometheusRule creates refused 409 AlreadyExists and replaces refused 409 Conflict */
+  prometheusRuleConflicts: number;
 }
 
 /**
@@ -56,6 +63,9 @@ export interface FakeKubeApiCounters {
  *   status.podIP and status.phase (equality terms joined by commas). Read only; tests set pods with setPod.
  * - core/v1 Events (event-route.ts): list and watch, all namespaces or one; tests write them with addEvent /
  *   updateEvent / deleteEvent.
+ * - monitoring.coreos.com/v1 PrometheusRules (prometheus-rule-route.ts): namespaced list, GET, POST, PUT with
+ *   optimistic concurrency, DELETE; tests read them with prometheusRule and write as another client with
+ *   putPrometheusRule.
  * - Every write (node, lease or event) bumps one global resourceVersion.
  *
  * Tests drive the Node inventory with addNode / updateNode / setNodeReady / deleteNode, can compact history
@@ -74,6 +84,8 @@ export class FakeKubeApi {
     podLists: 0,
     eventLists: 0,
     eventWatches: 0,
+    prometheusRuleWrites: 0,
+    prometheusRuleConflicts: 0,
   };
   readonly #pods = new FakePods();
   readonly #server: Server;
@@ -91,6 +103,14 @@ export class FakeKubeApi {
     stamp: (obj, old) => this.#stamp(obj, old) as EventObject,
     version: () => this.#rv,
     bump: () => ++this.#rv,
+  });
+  readonly #prometheusRules = new FakePrometheusRules({
+    counters: this.counters,
+    stamp: (obj, old) => this.#stamp(obj, old),
+    version: () => this.#rv,
+    bump: () => {
+      this.#rv++;
+    },
   });
   readonly #history: NodeEvent[] = [];
   readonly #watches = new Set<OpenWatch>();
@@ -212,6 +232,16 @@ export class FakeKubeApi {
     return this.#leases.get(namespace, name);
   }
 
+  /** The stored PrometheusRule, if any. */
+  prometheusRule(namespace: string, name: string): KubeObject | undefined {
+    return this.#prometheusRules.get(namespace, name);
+  }
+
+  /** Writes a PrometheusRule as another client would (a new resourceVersion). */
+  putPrometheusRule(obj: KubeObject): KubeObject {
+    return this.#prometheusRules.put(obj);
+  }
+
   /** Forgets the event history: a watch from any version older than the current one gets 410 Gone. */
   compact(): void {
     this.#compactedRv = this.#rv;
@@ -300,6 +330,15 @@ export class FakeKubeApi {
     const leases = LEASES.exec(url.pathname);
     if (leases?.[1] !== undefined)
       return this.#leases.route(req.method ?? "GET", leases[1], leases[2], body, res);
+    const rules = PROMETHEUS_RULES.exec(url.pathname);
+    if (rules?.[1] !== undefined)
+      return this.#prometheusRules.route(
+        req.method ?? "GET",
+        decodeURIComponent(rules[1]),
+        rules[2] === undefined ? undefined : decodeURIComponent(rules[2]),
+        body,
+        res,
+      );
     return sendStatus(res, kubeStatus(404, "NotFound", "the server could not find the requested resource"));
   }
 

@@ -15,23 +15,33 @@ export const RULE_FILE_NAME = "svc-console-alerts.yml";
 /** Name of the rule group in it. */
 export const RULE_GROUP_NAME = "svc-console";
 
+/** One Prometheus alerting rule as a rule file or a PrometheusRule spec holds it. */
+export interface PromAlertingRule {
+  alert: string;
+  expr: string;
+  for?: string;
+  labels: Record<string, string>;
+  annotations?: Record<string, string>;
+}
+
+/** The rule group of `rules` (disabled rules left out), ordered by alert name so the text is stable. */
+export function ruleGroup(rules: readonly AlertRule[]): { name: string; rules: PromAlertingRule[] } {
+  const enabled = rules.filter((r) => r.enabled).sort((a, b) => (a.alertName < b.alertName ? -1 : 1));
+  return {
+    name: RULE_GROUP_NAME,
+    rules: enabled.map((r) => ({
+      alert: r.alertName,
+      expr: r.expr,
+      ...(r.forSeconds > 0 ? { for: `${r.forSeconds}s` } : {}),
+      labels: { ...r.labels, [RULE_ID_LABEL]: r.id },
+      ...(Object.keys(r.annotations).length > 0 ? { annotations: r.annotations } : {}),
+    })),
+  };
+}
+
 /** The rule file text of `rules` (disabled rules left out), ordered by alert name so the text is stable. */
 export function renderRuleFile(rules: readonly AlertRule[]): string {
-  const enabled = rules.filter((r) => r.enabled).sort((a, b) => (a.alertName < b.alertName ? -1 : 1));
-  const doc = {
-    groups: [
-      {
-        name: RULE_GROUP_NAME,
-        rules: enabled.map((r) => ({
-          alert: r.alertName,
-          expr: r.expr,
-          ...(r.forSeconds > 0 ? { for: `${r.forSeconds}s` } : {}),
-          labels: { ...r.labels, [RULE_ID_LABEL]: r.id },
-          ...(Object.keys(r.annotations).length > 0 ? { annotations: r.annotations } : {}),
-        })),
-      },
-    ],
-  };
+  const doc = { groups: [ruleGroup(rules)] };
   return `# written by svc console: edit rules through /api/v1/alert-rules, not here\n${stringify(doc, { lineWidth: 0 })}`;
 }
 

@@ -7,6 +7,7 @@
  * and Prometheus answers; an unreachable Prometheus does not block the write, the sync state reports it).
  */
 import { randomUUID } from "node:crypto";
+import type { KubeConfig } from "@kubernetes/client-node";
 import {
   ALERT_PREVIEW_MAX_SERIES,
   type AlertRule,
@@ -16,12 +17,15 @@ import {
 } from "@svc/contract";
 import type { ConsoleConfig } from "../config/schema.ts";
 import { InvalidInputError, NotFoundError, UnprocessableError } from "../errors.ts";
+import { defaultKubeConfig } from "../events/history.ts";
 import { MetricsUnconfiguredError, MetricsUpstreamError } from "../fleet/fleet-errors.ts";
 import { PrometheusClient } from "../fleet/prometheus-client.ts";
 import { type AuditActor, allowedRow, insertAudit } from "../store/audit-row.ts";
 import type { Db, Row, SqlExecutor } from "../store/db.ts";
 import { isUniqueViolation, num } from "../store/rows.ts";
+import { consoleNamespace, PrometheusRuleSync } from "./prometheus-rule.ts";
 import { RuleFileSync } from "./rule-file.ts";
+import { allSinks, type RuleSink } from "./rule-sync.ts";
 
 /** The 422 text of spec §7 for rule names collapsing to one alert name. */
 export const ALERT_NAME_COLLISION = "alert name collision";
@@ -68,21 +72,45 @@ export interface AlertRulesOptions {
   ruleDirectory: string;
   /** Prometheus base URL for /-/reload ("" = none) */
   prometheusUrl: string;
+  /** with `kubernetesContext.enabled`: the rules are also written as a PrometheusRule object there */
+  prometheusRule?: { kubeConfig: KubeConfig; namespace: string; labels: Readonly<Record<string, string>> };
   onSyncError?: (err: string) => void;
 }
 
-/** Alert rule reads, audited writes, preview, and the rule file kept in step. */
+/**
+ * Alert rule reads, audited writes, preview, and the places Prometheus reads them from kept in step: the rule file
+ * (`alerts.ruleDirectory`) and, with `kubernetesContext.enabled`, the PrometheusRule object; both when both are
+ * configured (docs/decisions.md, "Alert rules in Kubernetes").
+ */
 export class AlertRules {
-  readonly file: RuleFileSync;
+  /** every configured place the rules are written to, as one */
+  readonly file: RuleSink;
 
   constructor(private readonly opts: AlertRulesOptions) {
-    this.file = new RuleFileSync({
-      directory: opts.ruleDirectory,
-      prometheusUrl: opts.prometheusUrl,
-      rules: () => this.list(),
-      now: opts.now,
-      ...(opts.onSyncError ? { onError: opts.onSyncError } : {}),
-    });
+    const onError = opts.onSyncError ? { onError: opts.onSyncError } : {};
+    const sinks: { name: string; sink: RuleSink }[] = [
+      {
+        name: "rule file",
+        sink: new RuleFileSync({
+          directory: opts.ruleDirectory,
+          prometheusUrl: opts.prometheusUrl,
+          rules: () => this.list(),
+          now: opts.now,
+          ...onError,
+        }),
+      },
+    ];
+    if (opts.prometheusRule)
+      sinks.push({
+        name: "PrometheusRule",
+        sink: new PrometheusRuleSync({
+          ...opts.prometheusRule,
+          rules: () => this.list(),
+          now: opts.now,
+          ...onError,
+        }),
+      });
+    this.file = allSinks(sinks);
   }
 
   /** Every rule, by name. */
@@ -230,12 +258,16 @@ export class AlertRules {
   }
 }
 
-/** AlertRules as the console configuration sets them up (`prometheus.*`, `alerts.ruleDirectory`). */
+/**
+ * AlertRules as the console configuration sets them up (`prometheus.*`, `alerts.*`, `kubernetesContext.enabled`
+ * with `kubeConfig`, default: in a pod the in-cluster API, elsewhere the default kubeconfig).
+ */
 export function alertRulesFromConfig(
   config: ConsoleConfig,
   db: Db,
   now: () => number,
   log: { warn(obj: object, msg: string): void },
+  kubeConfig?: () => KubeConfig,
 ): AlertRules {
   const p = config.prometheus;
   const url = p.url.replace(/\/+$/, "");
@@ -248,6 +280,15 @@ export function alertRulesFromConfig(
         : new PrometheusClient({ url, queryTimeoutMs: p.queryTimeout, maxResponseBytes: p.maxResponseBytes }),
     ruleDirectory: config.alerts.ruleDirectory,
     prometheusUrl: url,
+    ...(config.kubernetesContext.enabled
+      ? {
+          prometheusRule: {
+            kubeConfig: (kubeConfig ?? defaultKubeConfig)(),
+            namespace: consoleNamespace(),
+            labels: config.alerts.prometheusRuleLabels,
+          },
+        }
+      : {}),
     onSyncError: (err) => log.warn({ err }, "alert rule file sync failed"),
   });
 }

@@ -102,11 +102,16 @@ export const CONSOLE_KEY_DOCS: Readonly<Record<string, KeyDoc>> = {
   },
   "console.rateLimit.loginPerMinute": { description: "sign-in attempts per minute and client" },
   "console.kubernetesContext.enabled": {
-    description: "watch cluster Events beside the measurements (10-minute relist backstop)",
+    description:
+      "watch cluster Events beside the measurements (10-minute relist backstop), and write the alert rules as the PrometheusRule `svc-console-alerts` in the console's namespace",
   },
   "console.alerts.ruleDirectory": {
     description:
       "directory the console writes its Prometheus alert rule file into (`svc-console-alerts.yml`; Prometheus loads `<dir>/*.yml` and runs with --web.enable-lifecycle); empty: rules are kept but not written",
+  },
+  "console.alerts.prometheusRuleLabels": {
+    description:
+      "labels of the `svc-console-alerts` PrometheusRule object the console writes with kubernetesContext.enabled (the Prometheus Operator's ruleSelector must match them)",
   },
   "database.url": {
     description:
@@ -134,7 +139,8 @@ export const CONSOLE_KEY_DOCS: Readonly<Record<string, KeyDoc>> = {
 export function consoleLeaves(value: unknown, prefix = ""): Map<string, unknown> {
   const out = new Map<string, unknown>();
   const isMap = value !== null && typeof value === "object" && !Array.isArray(value);
-  if (!isMap || (prefix.endsWith("groupRoles") && isMap)) {
+  // mappings of the user's keys (groupRoles, prometheusRuleLabels) are one leaf
+  if (!isMap || prefix.endsWith("groupRoles") || prefix.endsWith("prometheusRuleLabels")) {
     out.set(prefix, value);
     return out;
   }

@@ -89,6 +89,8 @@ export const consoleConfigSchema = section({
   alerts: section({
     /** directory the console writes its Prometheus rule file into ("" = rules kept, not written) */
     ruleDirectory: str().default(""),
+    /** labels of the PrometheusRule object (kubernetesContext.enabled) the operator's ruleSelector matches */
+    prometheusRuleLabels: record(str()).default({}),
   }),
   database: section({
     /** postgres://..., postgresql://..., pglite:<dir> or pglite:memory; all three "" = in-memory mode */

@@ -44,7 +44,8 @@ export interface EventHistoryOptions {
   kubeConfig?: KubeConfig;
 }
 
-function defaultKubeConfig(): KubeConfig {
+/** In a pod the in-cluster API, elsewhere the default kubeconfig. */
+export function defaultKubeConfig(): KubeConfig {
   const kc = new KubeConfig();
   if (process.env.KUBERNETES_SERVICE_HOST) kc.loadFromCluster();
   else kc.loadFromDefault();
