@@ -246,7 +246,76 @@ test("the PrometheusRule is deploy/prometheus/svc-recording-rules.yml", () => {
   assert.deepEqual(rule.spec?.groups, file.groups);
 });
 
-test("refusals: replicas > 1 without redis, a local/oidc console without a database, a gateway without secrets", () => {
+test("console alerting: the webhook key and the rule directory are mounted where the config names them; the PrometheusRule Role", () => {
+  const objects = render([join(CHART, "ci/console-oidc-redis-values.yaml")]);
+  const cm = objects.find((o) => o.kind === "ConfigMap" && o.metadata.name === "rel-svc-console");
+  const { config } = parseConsoleConfig(cm?.data?.["config.yaml"] ?? "", {}, "rendered console config");
+  assert.equal(config.webhooks.encryptionKeyFile, "/var/run/svc/webhooks/key");
+  assert.equal(config.alerts.ruleDirectory, "/var/lib/svc/alert-rules");
+  assert.deepEqual(config.alerts.prometheusRuleLabels, { release: "prometheus" });
+  assert.equal(config.kubernetesContext.enabled, true);
+  const deploy = objects.find((o) => o.kind === "Deployment" && o.metadata.name === "rel-svc-console");
+  assert.ok(deploy);
+  const pod = podSpec(deploy) as PodSpec & {
+    volumes: {
+      name: string;
+      secret?: { secretName: string };
+      persistentVolumeClaim?: { claimName: string };
+    }[];
+  };
+  const c = pod.containers[0] as Container & {
+    env?: { name: string; valueFrom?: { fieldRef?: { fieldPath: string } } }[];
+  };
+  const mountOf = (path: string) =>
+    c.volumeMounts?.find((m) => path === m.mountPath || path.startsWith(`${m.mountPath}/`));
+  // the key file comes from console.webhooks.existingSecret (spec §6.3 point 8)
+  const keyMount = mountOf(config.webhooks.encryptionKeyFile);
+  assert.equal(
+    pod.volumes.find((v) => v.name === keyMount?.name)?.secret?.secretName,
+    "svc-console-webhooks",
+  );
+  // the rule directory is the claim Prometheus shares, writable
+  const ruleMount = mountOf(config.alerts.ruleDirectory) as { name: string; readOnly?: boolean } | undefined;
+  assert.equal(
+    pod.volumes.find((v) => v.name === ruleMount?.name)?.persistentVolumeClaim?.claimName,
+    "prometheus-rules",
+  );
+  assert.notEqual(ruleMount?.readOnly, true);
+  // the PrometheusRule's namespace, and the Role that lets the console write it there
+  assert.deepEqual(c.env?.find((e) => e.name === "SVC_POD_NAMESPACE")?.valueFrom?.fieldRef, {
+    fieldPath: "metadata.namespace",
+  });
+  const role = objects.find((o) => o.kind === "Role" && o.metadata.name === "rel-svc-console-alerts") as
+    | (K8sObject & {
+        rules: { apiGroups: string[]; resources: string[]; resourceNames?: string[]; verbs: string[] }[];
+      })
+    | undefined;
+  assert.deepEqual(role?.rules, [
+    {
+      apiGroups: ["monitoring.coreos.com"],
+      resources: ["prometheusrules"],
+      resourceNames: ["svc-console-alerts"],
+      verbs: ["get", "update"],
+    },
+    { apiGroups: ["monitoring.coreos.com"], resources: ["prometheusrules"], verbs: ["create"] },
+  ]);
+  const binding = objects.find(
+    (o) => o.kind === "RoleBinding" && o.metadata.name === "rel-svc-console-alerts",
+  ) as (K8sObject & { subjects: { name: string; namespace: string }[] }) | undefined;
+  assert.deepEqual(
+    binding?.subjects.map((x) => [x.name, x.namespace]),
+    [["rel-svc-console", NAMESPACE]],
+  );
+  // without the values: no key file, no rule directory, no Role
+  const plain = render([], ["console.enabled=true"]);
+  const plainCm = plain.find((o) => o.kind === "ConfigMap" && o.metadata.name === "rel-svc-console");
+  const loaded = parseConsoleConfig(plainCm?.data?.["config.yaml"] ?? "", {}, "rendered").config;
+  assert.equal(loaded.webhooks.encryptionKeyFile, "");
+  assert.equal(loaded.alerts.ruleDirectory, "");
+  assert.ok(!plain.some((o) => o.kind === "Role" && o.metadata.name === "rel-svc-console-alerts"));
+});
+
+test("refusals: replicas > 1 without redis, a local/oidc console without a database, a gateway without secrets, a rule directory without its volume, the old webhook key name", () => {
   const refusals: [string[], RegExp][] = [
     [
       ["console.enabled=true", "console.replicas=3"],
@@ -257,6 +326,18 @@ test("refusals: replicas > 1 without redis, a local/oidc console without a datab
       /console.auth.mode oidc requires database.existingSecret/,
     ],
     [["controller.externalGateway.enabled=true"], /externalGateway.enabled needs .*tls.existingSecret/],
+    [
+      ["console.enabled=true", "console.alerts.ruleDirectory=/rules"],
+      /console.alerts.ruleDirectory needs console.alerts.existingClaim/,
+    ],
+    [
+      ["console.enabled=true", "console.alerts.ruleDirectory=rules", "console.alerts.existingClaim=c"],
+      /console.alerts.ruleDirectory must be an absolute path/,
+    ],
+    [
+      ["console.enabled=true", "console.webhooks.encryptionKey.existingSecret=old"],
+      /console.webhooks.encryptionKey.existingSecret is now console.webhooks.existingSecret/,
+    ],
   ];
   for (const [set, message] of refusals) {
     const r = helmRun(["template", "rel", CHART, ...set.flatMap((x) => ["--set", x])]);
