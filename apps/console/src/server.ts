@@ -247,6 +247,8 @@ export class ConsoleServer {
       alertRules: this.alertRules,
       webhooks: { endpoints: this.webhooks.endpoints, sender: this.webhooks.sender, now: this.now },
       maintenance: this.webhooks.windows,
+      db: this.db,
+      now: this.now,
     });
     // GET /ws with `Upgrade: websocket` never reaches Fastify (live/socket-server.ts serves the upgrade)
     app.get("/ws", async () => {

@@ -7,6 +7,7 @@ export * from "./alert-rules.ts";
 export * from "./annotations.ts";
 export * from "./auth.ts";
 export * from "./checks.ts";
+export * from "./config-bundle.ts";
 export * from "./console-config.ts";
 export { renderApiDocs, typeText } from "./docs.ts";
 export { consoleApiDocument, consoleApiMarkdown } from "./document.ts";

@@ -3,6 +3,7 @@ import * as alertRules from "./alert-rules.ts";
 import * as annotations from "./annotations.ts";
 import * as auth from "./auth.ts";
 import * as checks from "./checks.ts";
+import * as bundle from "./config-bundle.ts";
 import * as config from "./console-config.ts";
 import * as events from "./events.ts";
 import * as fleet from "./fleet.ts";
@@ -99,5 +100,7 @@ export const routes: readonly RouteSpec[] = [
   webhooks.updateWebhook,
   webhooks.deleteWebhook,
   webhooks.testWebhook,
+  bundle.exportConfig,
+  bundle.importConfig,
   ws.openSocket,
 ];

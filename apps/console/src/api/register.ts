@@ -42,6 +42,8 @@ export type Handler<S extends RouteSpec> = (
 export interface RouteOptions {
   /** false: the route does not exist in this mode (404 before any other check) */
   available?: () => boolean;
+  /** largest body in bytes, when not the server's default */
+  bodyLimit?: number;
 }
 
 /** Registers handlers on one Fastify instance, checking access with `resolveAccess`. */
@@ -86,6 +88,7 @@ export function routeAdder(app: FastifyInstance, resolveAccess: AccessResolver):
     app.route({
       method: spec.method,
       url: fastifyPath(spec),
+      ...(opts.bodyLimit === undefined ? {} : { bodyLimit: opts.bodyLimit }),
       handler: async (req, reply) => {
         if (opts.available && !opts.available()) throw new NotFoundError();
         const principal = await checkAccess(req, spec.access, resolveAccess);

@@ -9,6 +9,7 @@ import type { EventHistory } from "../events/history.ts";
 import type { FleetService } from "../fleet/fleet-service.ts";
 import type { MaintenanceWindows } from "../maintenance/windows.ts";
 import type { ConsoleMetrics } from "../metrics.ts";
+import type { Db } from "../store/db.ts";
 import type { NewAuditRow, Store } from "../store/store.ts";
 import type { WebhookEndpoints } from "../webhooks/endpoints.ts";
 import type { WebhookSender } from "../webhooks/sender.ts";
@@ -17,6 +18,7 @@ import { addAlertRuleRoutes } from "./alert-rules.ts";
 import { addAnnotationRoutes } from "./annotations.ts";
 import { addAuthRoutes } from "./auth-routes.ts";
 import { addCheckRoutes } from "./checks.ts";
+import { addConfigBundleRoutes } from "./config-bundle.ts";
 import { addConfigRoute } from "./config-route.ts";
 import type { AccessResolver } from "./context.ts";
 import type { CookiePolicy } from "./cookie-policy.ts";
@@ -56,6 +58,10 @@ export interface ConsoleRouteDeps {
   webhooks?: { endpoints: WebhookEndpoints | undefined; sender: WebhookSender; now: () => number };
   /** maintenance windows (undefined without a database: 503) */
   maintenance?: MaintenanceWindows | undefined;
+  /** the database the configuration import runs its transaction on (undefined without one: 503) */
+  db?: Db | undefined;
+  /** the console's clock */
+  now?: () => number;
 }
 
 /** Registers the OpenAPI document, config, auth, OIDC, RBAC/audit, users, token and fleet routes. */
@@ -103,4 +109,16 @@ export function addConsoleRoutes(app: FastifyInstance, deps: ConsoleRouteDeps): 
   addAlertRuleRoutes(add, { rules: deps.alertRules, config });
   if (deps.webhooks) addWebhookRoutes(add, { ...deps.webhooks, audit });
   addMaintenanceRoutes(add, { windows: deps.maintenance });
+  addConfigBundleRoutes(add, {
+    config,
+    version: deps.version,
+    now: deps.now ?? Date.now,
+    resolveAccess,
+    db: deps.db,
+    operations: deps.operations,
+    alertRules: deps.alertRules,
+    maintenance: deps.maintenance,
+    webhooks: deps.webhooks?.endpoints,
+    rbac: s.rbac,
+  });
 }

@@ -250,6 +250,11 @@ export class Catalog {
     if (!t) throw new UnprocessableError("targetId: no such target");
   }
 
+  /** Tells the listener of `changed` about writes committed through another Catalog (an import's transaction). */
+  notifyChanged(): void {
+    this.o.changed?.();
+  }
+
   private async write<T>(fn: (tx: SqlExecutor) => Promise<T>): Promise<T> {
     const out = await this.o.db.transaction(fn);
     this.o.changed?.();

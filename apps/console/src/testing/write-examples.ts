@@ -239,6 +239,13 @@ export const EXAMPLES: Readonly<Record<string, ExampleMaker>> = {
   }),
   deleteMaintenanceWindow: async (e) => ({ params: { id: await storedWindow(e) } }),
   projectCheck: async (e) => ({ body: { name: "draft", targetId: await storedTarget(e), type: "tcp" } }),
+  importConfig: async () => ({
+    body: {
+      format: "svc-config-bundle",
+      version: 1,
+      targets: [{ name: `imported-${randomUUID().slice(0, 8)}`, address: "imported.example:443" }],
+    },
+  }),
 };
 
 /** The contract's write routes (a `safe` POST changes nothing and is not one). */
