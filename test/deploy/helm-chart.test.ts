@@ -256,13 +256,13 @@ test("console alerting: the webhook key and the rule directory are mounted where
   assert.equal(config.kubernetesContext.enabled, true);
   const deploy = objects.find((o) => o.kind === "Deployment" && o.metadata.name === "rel-svc-console");
   assert.ok(deploy);
-  const pod = podSpec(deploy) as PodSpec & {
-    volumes: {
-      name: string;
-      secret?: { secretName: string };
-      persistentVolumeClaim?: { claimName: string };
-    }[];
-  };
+  const pod = podSpec(deploy);
+  assert.ok(pod);
+  const volumes = (pod.volumes ?? []) as {
+    name: string;
+    secret?: { secretName: string };
+    persistentVolumeClaim?: { claimName: string };
+  }[];
   const c = pod.containers[0] as Container & {
     env?: { name: string; valueFrom?: { fieldRef?: { fieldPath: string } } }[];
   };
@@ -270,14 +270,11 @@ test("console alerting: the webhook key and the rule directory are mounted where
     c.volumeMounts?.find((m) => path === m.mountPath || path.startsWith(`${m.mountPath}/`));
   // the key file comes from console.webhooks.existingSecret (spec §6.3 point 8)
   const keyMount = mountOf(config.webhooks.encryptionKeyFile);
-  assert.equal(
-    pod.volumes.find((v) => v.name === keyMount?.name)?.secret?.secretName,
-    "svc-console-webhooks",
-  );
+  assert.equal(volumes.find((v) => v.name === keyMount?.name)?.secret?.secretName, "svc-console-webhooks");
   // the rule directory is the claim Prometheus shares, writable
   const ruleMount = mountOf(config.alerts.ruleDirectory) as { name: string; readOnly?: boolean } | undefined;
   assert.equal(
-    pod.volumes.find((v) => v.name === ruleMount?.name)?.persistentVolumeClaim?.claimName,
+    volumes.find((v) => v.name === ruleMount?.name)?.persistentVolumeClaim?.claimName,
     "prometheus-rules",
   );
   assert.notEqual(ruleMount?.readOnly, true);
