@@ -14,7 +14,9 @@ import {
 import { ApiError } from "./api/client.tsx";
 import { meQuery } from "./api/queries.tsx";
 import type { AppContext } from "./context.tsx";
+import { AlertsPage } from "./pages/alerts/alerts-page.tsx";
 import { EventsPage } from "./pages/events/events-page.tsx";
+import { MaintenancePage } from "./pages/maintenance/maintenance-page.tsx";
 import { MatrixPage } from "./pages/matrix/matrix-page.tsx";
 import { NodePage } from "./pages/node/node-page.tsx";
 import { NotFoundPage } from "./pages/not-found.tsx";
@@ -126,6 +128,12 @@ const metricsRoute = createRoute({
   path: "/metrics",
   component: MetricsPage,
 });
+const alertsRoute = createRoute({ getParentRoute: () => appRoute, path: "/alerts", component: AlertsPage });
+const maintenanceRoute = createRoute({
+  getParentRoute: () => appRoute,
+  path: "/maintenance",
+  component: MaintenancePage,
+});
 const settingsRoute = createRoute({
   getParentRoute: () => appRoute,
   path: "/settings",
@@ -150,6 +158,8 @@ const routeTree = rootRoute.addChildren([
     runsRoute,
     runRoute,
     metricsRoute,
+    alertsRoute,
+    maintenanceRoute,
     settingsRoute,
   ]),
 ]);

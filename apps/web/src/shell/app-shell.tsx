@@ -22,6 +22,8 @@ const NAV = [
   { to: "/schedules", label: "Schedules" },
   { to: "/runs", label: "Runs" },
   { to: "/metrics", label: "Metrics" },
+  { to: "/alerts", label: "Alerts" },
+  { to: "/maintenance", label: "Maintenance" },
   { to: "/settings", label: "Settings" },
 ] as const;
 

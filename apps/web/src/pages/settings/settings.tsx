@@ -1,5 +1,5 @@
 /**
- * Settings: Users (local mode), API tokens, Role bindings, and the own password change. A section appears only
+ * Settings: Users (local mode), API tokens, Role bindings, Webhooks, and the own password change. A section appears only
  * when the caller holds its permission (GET /api/v1/auth/me) and the console has what it needs.
  */
 import { useQuery } from "@tanstack/react-query";
@@ -10,6 +10,7 @@ import { BindingsSection } from "./bindings.tsx";
 import { PasswordSection } from "./password.tsx";
 import { TokensSection } from "./tokens.tsx";
 import { UsersSection } from "./users.tsx";
+import { WebhooksSection } from "./webhooks.tsx";
 
 /** The Settings page with one tab per section the caller may use. */
 export function SettingsPage() {
@@ -23,6 +24,7 @@ export function SettingsPage() {
   if (config.auth.mode === "local" && can(me, "users:manage")) tabs.push({ id: "users", label: "Users" });
   if (db && can(me, "tokens:manage")) tabs.push({ id: "tokens", label: "API tokens" });
   if (db && can(me, "rbac:manage")) tabs.push({ id: "bindings", label: "Role bindings" });
+  if (db && can(me, "webhooks:manage")) tabs.push({ id: "webhooks", label: "Webhooks" });
   if (me.via === "session" && me.subject.startsWith("local:"))
     tabs.push({ id: "password", label: "Password" });
   const current = tabs.find((t) => t.id === tab) ?? tabs[0];
@@ -51,6 +53,7 @@ export function SettingsPage() {
           {current?.id === "users" ? <UsersSection me={me} /> : null}
           {current?.id === "tokens" ? <TokensSection /> : null}
           {current?.id === "bindings" ? <BindingsSection /> : null}
+          {current?.id === "webhooks" ? <WebhooksSection /> : null}
           {current?.id === "password" ? <PasswordSection minLength={config.auth.passwordMinLength} /> : null}
         </>
       )}
