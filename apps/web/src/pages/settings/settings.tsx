@@ -7,6 +7,7 @@ import { Link, useSearch } from "@tanstack/react-router";
 import { can, configQuery, meQuery } from "../../api/queries.tsx";
 import { useApp } from "../../context.tsx";
 import { BindingsSection } from "./bindings.tsx";
+import { ConfigurationSection } from "./configuration.tsx";
 import { PasswordSection } from "./password.tsx";
 import { TokensSection } from "./tokens.tsx";
 import { UsersSection } from "./users.tsx";
@@ -25,6 +26,8 @@ export function SettingsPage() {
   if (db && can(me, "tokens:manage")) tabs.push({ id: "tokens", label: "API tokens" });
   if (db && can(me, "rbac:manage")) tabs.push({ id: "bindings", label: "Role bindings" });
   if (db && can(me, "webhooks:manage")) tabs.push({ id: "webhooks", label: "Webhooks" });
+  // export and import gate each section on its own permission: any caller holding a role may open the tab
+  if (db && me.roles.length > 0) tabs.push({ id: "configuration", label: "Configuration" });
   if (me.via === "session" && me.subject.startsWith("local:"))
     tabs.push({ id: "password", label: "Password" });
   const current = tabs.find((t) => t.id === tab) ?? tabs[0];
@@ -54,6 +57,7 @@ export function SettingsPage() {
           {current?.id === "tokens" ? <TokensSection /> : null}
           {current?.id === "bindings" ? <BindingsSection /> : null}
           {current?.id === "webhooks" ? <WebhooksSection /> : null}
+          {current?.id === "configuration" ? <ConfigurationSection /> : null}
           {current?.id === "password" ? <PasswordSection minLength={config.auth.passwordMinLength} /> : null}
         </>
       )}
