@@ -51,7 +51,7 @@ function SectionPlan({ s }: { s: ImportSectionResult }) {
   return (
     <div className="card" data-section={s.section}>
       <h3>
-        {LABELS[s.section]} <span className="muted small">{counts(s) || "nothing"}</span>
+        {LABELS[s.section]} <span className="muted small">{counts(s) || "no items"}</span>
       </h3>
       {s.warning ? (
         <p className="form-error" data-testid={`warning-${s.section}`}>
