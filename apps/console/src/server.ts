@@ -26,6 +26,8 @@ import type { ConsoleConfig } from "./config/schema.ts";
 import { InvalidInputError, UnavailableError } from "./errors.ts";
 import { EventHistory } from "./events/history.ts";
 import { FleetService } from "./fleet/fleet-service.ts";
+import { Incidents } from "./incidents/incidents.ts";
+import { incidentNotifier } from "./incidents/notify.ts";
 import { type LiveBus, openLiveBus } from "./live/bus.ts";
 import { LiveHub } from "./live/hub.ts";
 import { MatrixPusher } from "./live/matrix-pusher.ts";
@@ -85,6 +87,8 @@ export class ConsoleServer {
   private readonly webhooks: ReturnType<typeof webhooksFromConfig>;
   /** targets, check definitions, fan-out, runs (with a database) */
   readonly operations: Operations | undefined;
+  /** incidents and their lifecycle webhooks (with a database) */
+  private readonly incidents: Incidents | undefined;
 
   constructor(private readonly opts: ConsoleServerOptions) {
     this.config = opts.config;
@@ -128,6 +132,21 @@ export class ConsoleServer {
       onSuppressed: (event) => this.metrics.webhookSuppressed.inc({ event }),
       onError: (err) => this.log.warn({ err }, "maintenance hold"),
     });
+    const endpoints = this.webhooks.endpoints;
+    this.incidents = opts.db
+      ? new Incidents(
+          opts.db,
+          this.now,
+          endpoints
+            ? incidentNotifier({
+                endpoints,
+                sender: this.webhooks.sender,
+                now: this.now,
+                onError: (err) => this.log.warn({ err }, "incident webhook"),
+              })
+            : undefined,
+        )
+      : undefined;
     const sink = opts.alerts?.sink ?? this.webhooks.sink;
     this.alertPoller = alertPollerFromConfig(this.config, this.log, {
       ...opts.alerts,
@@ -247,6 +266,7 @@ export class ConsoleServer {
       alertRules: this.alertRules,
       webhooks: { endpoints: this.webhooks.endpoints, sender: this.webhooks.sender, now: this.now },
       maintenance: this.webhooks.windows,
+      incidents: this.incidents,
       db: this.db,
       now: this.now,
     });

@@ -14,6 +14,8 @@ export { consoleApiDocument, consoleApiMarkdown } from "./document.ts";
 export * from "./errors.ts";
 export * from "./events.ts";
 export * from "./fleet.ts";
+export * from "./incidents.ts";
+export * from "./investigation-kinds.ts";
 export * from "./maintenance.ts";
 export * from "./metrics-queries.ts";
 export * from "./mtr.ts";

@@ -7,6 +7,7 @@ import * as bundle from "./config-bundle.ts";
 import * as config from "./console-config.ts";
 import * as events from "./events.ts";
 import * as fleet from "./fleet.ts";
+import * as incidents from "./incidents.ts";
 import * as maintenance from "./maintenance.ts";
 import * as metricsQueries from "./metrics-queries.ts";
 import * as mtr from "./mtr.ts";
@@ -64,6 +65,15 @@ export const routes: readonly RouteSpec[] = [
   annotations.createAnnotation,
   annotations.updateAnnotation,
   annotations.deleteAnnotation,
+  incidents.listIncidents,
+  incidents.getIncident,
+  incidents.createIncident,
+  incidents.resolveIncident,
+  incidents.reopenIncident,
+  incidents.updateIncidentNotes,
+  incidents.pinFinding,
+  incidents.unpinFinding,
+  incidents.deleteIncident,
   targets.listTargets,
   targets.getTarget,
   targets.createTarget,

@@ -7,6 +7,7 @@ import type { Operations } from "../checks/operations.ts";
 import type { ConsoleConfig } from "../config/schema.ts";
 import type { EventHistory } from "../events/history.ts";
 import type { FleetService } from "../fleet/fleet-service.ts";
+import type { Incidents } from "../incidents/incidents.ts";
 import type { MaintenanceWindows } from "../maintenance/windows.ts";
 import type { ConsoleMetrics } from "../metrics.ts";
 import type { Db } from "../store/db.ts";
@@ -24,6 +25,7 @@ import type { AccessResolver } from "./context.ts";
 import type { CookiePolicy } from "./cookie-policy.ts";
 import { addEventRoutes } from "./events.ts";
 import { addFleetRoutes } from "./fleet.ts";
+import { addIncidentRoutes } from "./incidents.ts";
 import { addMaintenanceRoutes } from "./maintenance.ts";
 import { addMetricsQueryRoutes } from "./metrics-queries.ts";
 import { addMtrRoutes } from "./mtr.ts";
@@ -58,6 +60,8 @@ export interface ConsoleRouteDeps {
   webhooks?: { endpoints: WebhookEndpoints | undefined; sender: WebhookSender; now: () => number };
   /** maintenance windows (undefined without a database: 503) */
   maintenance?: MaintenanceWindows | undefined;
+  /** incidents (undefined without a database: 503) */
+  incidents?: Incidents | undefined;
   /** the database the configuration import runs its transaction on (undefined without one: 503) */
   db?: Db | undefined;
   /** the console's clock */
@@ -109,6 +113,7 @@ export function addConsoleRoutes(app: FastifyInstance, deps: ConsoleRouteDeps): 
   addAlertRuleRoutes(add, { rules: deps.alertRules, config });
   if (deps.webhooks) addWebhookRoutes(add, { ...deps.webhooks, audit });
   addMaintenanceRoutes(add, { windows: deps.maintenance });
+  addIncidentRoutes(add, { incidents: deps.incidents });
   addConfigBundleRoutes(add, {
     config,
     version: deps.version,

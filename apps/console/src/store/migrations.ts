@@ -285,6 +285,36 @@ CREATE TABLE maintenance_holds (
 );
 `,
   },
+  {
+    version: 10,
+    name: "incidents",
+    sql: `
+CREATE TABLE incidents (
+  id text PRIMARY KEY,
+  status text NOT NULL CHECK (status IN ('open', 'resolved')),
+  kind text NOT NULL,
+  scope text NOT NULL,
+  window_from bigint NOT NULL,
+  window_to bigint NOT NULL,
+  title text NOT NULL,
+  notes text NOT NULL,
+  opened_by text NOT NULL,
+  opened_by_display text NOT NULL,
+  opened_at bigint NOT NULL,
+  resolved_at bigint,
+  updated_at bigint NOT NULL,
+  pins jsonb NOT NULL DEFAULT '[]'
+);
+CREATE INDEX incidents_opened ON incidents (opened_at DESC, id DESC);
+CREATE TABLE incident_transitions (
+  seq bigserial PRIMARY KEY,
+  incident_id text NOT NULL REFERENCES incidents (id) ON DELETE CASCADE,
+  at bigint NOT NULL,
+  status text NOT NULL CHECK (status IN ('open', 'resolved'))
+);
+CREATE INDEX incident_transitions_at ON incident_transitions (incident_id, at DESC, seq DESC);
+`,
+  },
 ];
 
 /** Thrown when the database was migrated by a newer console than this one. */

@@ -6,7 +6,9 @@ import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
 import {
   ALERT_RULE_EXAMPLE,
+  INCIDENT_EXAMPLE,
   MAINTENANCE_EXAMPLE,
+  PIN_EXAMPLE,
   type RouteSpec,
   routes,
   WEBHOOK_EXAMPLE,
@@ -129,6 +131,24 @@ async function storedWindow(e: LocalEnv): Promise<string> {
   return id;
 }
 
+/** An incident stored directly (no audit row), `resolved` or open, with one pinned finding `pin-1`. */
+async function storedIncident(e: LocalEnv, status: "open" | "resolved" = "open"): Promise<string> {
+  const id = randomUUID();
+  const pins = [{ ...PIN_EXAMPLE, id: "pin-1", pinnedAt: "2026-01-01T00:00:00.000Z", pinnedBy: "someone" }];
+  await e.db.query(
+    `INSERT INTO incidents (id, status, kind, scope, window_from, window_to, title, notes, opened_by,
+       opened_by_display, opened_at, resolved_at, updated_at, pins)
+     VALUES ($1, $2, 'global', '', $3, $4, 'stored', '', 'local:someone', 'someone', $3, NULL, $3, $5::jsonb)`,
+    [id, status, e.clock.t, e.clock.t + 3_600_000, JSON.stringify(pins)],
+  );
+  await e.db.query("INSERT INTO incident_transitions (incident_id, at, status) VALUES ($1, $2, $3)", [
+    id,
+    e.clock.t,
+    status,
+  ]);
+  return id;
+}
+
 async function signedIn(e: LocalEnv, username: string, password: string): Promise<CookieClient> {
   const c = browser(e.server);
   assert.equal((await login(c, username, password)).status, 200);
@@ -238,6 +258,16 @@ export const EXAMPLES: Readonly<Record<string, ExampleMaker>> = {
     body: { ...MAINTENANCE_EXAMPLE, scope: "pair", node: "", source: "a", destination: "b" },
   }),
   deleteMaintenanceWindow: async (e) => ({ params: { id: await storedWindow(e) } }),
+  createIncident: async () => ({ body: INCIDENT_EXAMPLE }),
+  resolveIncident: async (e) => ({ params: { id: await storedIncident(e) } }),
+  reopenIncident: async (e) => ({ params: { id: await storedIncident(e, "resolved") } }),
+  updateIncidentNotes: async (e) => ({
+    params: { id: await storedIncident(e) },
+    body: { notes: "line\n\ttab" },
+  }),
+  pinFinding: async (e) => ({ params: { id: await storedIncident(e) }, body: PIN_EXAMPLE }),
+  unpinFinding: async (e) => ({ params: { id: await storedIncident(e), pinId: "pin-1" } }),
+  deleteIncident: async (e) => ({ params: { id: await storedIncident(e) } }),
   projectCheck: async (e) => ({ body: { name: "draft", targetId: await storedTarget(e), type: "tcp" } }),
   importConfig: async () => ({
     body: {
