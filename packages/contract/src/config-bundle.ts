@@ -84,16 +84,23 @@ const importId = text(64)
 
 /** A target: its name and its address as the target routes take it (`host`, `host:port`, `[v6]:port`, URL). */
 export const BundleTarget = TargetInput.extend({ id: importId });
+/** `plane` of a one-shot diagnostic (spec §4.2): only `pod`; accepted on definitions and schedules, never stored. */
+const plane = z
+  .literal("pod", { message: "only pod is accepted (spec §4.2)" })
+  .optional()
+  .describe("only `pod` (the default); not stored");
 /** A check definition, naming its target. */
 export const BundleCheck = CheckInput.omit({ targetId: true }).extend({
   id: importId,
   target: text(128).min(1).describe("the name of its target"),
+  plane,
 });
 /** A schedule, naming its check definition and that definition's target. */
 export const BundleSchedule = ScheduleInput.omit({ definitionId: true }).extend({
   id: importId,
   check: text(128).min(1).describe("the name of its check definition"),
   target: text(128).min(1).describe("the name of that definition's target"),
+  plane,
 });
 /** An alert rule. */
 export const BundleAlertRule = AlertRuleInput.extend({ id: importId });

@@ -116,7 +116,7 @@ export async function checkSection(ctx: SectionContext): Promise<SectionRun> {
         run: async (): Promise<ItemDone> => {
           const target = targetByName.get(it.target);
           if (!target) throw new UnprocessableError(`target: no target named ${JSON.stringify(it.target)}`);
-          const { id: _id, target: _t, ...rest } = it;
+          const { id: _id, target: _t, plane: _p, ...rest } = it;
           const body: CheckInput = { ...rest, targetId: target.id };
           const named = [...byId.values()].filter((c) => c.targetId === target.id && c.name === it.name);
           const old =

@@ -261,8 +261,13 @@ test("every per-item error of spec §7 is predicted by the dry run and reported 
         { name: "big", target: "h", type: "tcp", params: { pad: "x".repeat(5000) } },
         { name: "lookup", target: "h", type: "dns", params: { query: "a.example" } },
         { name: "nowhere", target: "missing", type: "tcp" },
+        { name: "host plane", target: "h", type: "tcp", plane: "host" },
+        { name: "pod plane", target: "h", type: "tcp", plane: "pod", enabled: false },
       ],
-      schedules: [{ name: "s1", check: "lookup", target: "h", kind: "check" }],
+      schedules: [
+        { name: "s1", check: "lookup", target: "h", kind: "check" },
+        { name: "s2", check: "lookup", target: "h", kind: "mtr", plane: "node" },
+      ],
       alertRules: [
         { ...ALERT_RULE_EXAMPLE, name: "UDP loss" },
         { ...ALERT_RULE_EXAMPLE, name: "udp-loss" },
@@ -272,8 +277,8 @@ test("every per-item error of spec §7 is predicted by the dry run and reported 
     };
     const expected = {
       targets: ["create", "error:400", "error:422"],
-      checks: ["error:422", "error:400", "create", "error:422"],
-      schedules: ["error:422"],
+      checks: ["error:422", "error:400", "create", "error:422", "error:400", "create"],
+      schedules: ["error:422", "error:400"],
       alertRules: ["create", "error:422"],
       webhooks: ["skipped"],
       bindings: ["skipped"],
@@ -291,6 +296,8 @@ test("every per-item error of spec §7 is predicted by the dry run and reported 
     assert.match(msg(applied, "targets", 1), /2048 bytes/);
     assert.match(msg(applied, "checks", 1), /4096 bytes/);
     assert.match(msg(applied, "schedules", 0), /cannot run as a one-shot diagnostic/);
+    assert.match(msg(applied, "checks", 4), /item\.plane: only pod is accepted/);
+    assert.match(msg(applied, "schedules", 1), /item\.plane: only pod is accepted/);
     assert.match(msg(applied, "webhooks", 0), /only updates existing endpoints/);
     assert.deepEqual(plan(dry), plan(applied));
 
