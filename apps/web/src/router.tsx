@@ -16,6 +16,7 @@ import { meQuery } from "./api/queries.tsx";
 import type { AppContext } from "./context.tsx";
 import { AlertsPage } from "./pages/alerts/alerts-page.tsx";
 import { EventsPage } from "./pages/events/events-page.tsx";
+import { InvestigatePage } from "./pages/investigate/investigate-page.tsx";
 import { MaintenancePage } from "./pages/maintenance/maintenance-page.tsx";
 import { MatrixPage } from "./pages/matrix/matrix-page.tsx";
 import { NodePage } from "./pages/node/node-page.tsx";
@@ -128,6 +129,22 @@ const metricsRoute = createRoute({
   path: "/metrics",
   component: MetricsPage,
 });
+const investigateRoute = createRoute({
+  getParentRoute: () => appRoute,
+  path: "/investigate",
+  // committed parameters (kind, scope, from, to) or an incident permalink; read and judged by the page
+  validateSearch: (s: Record<string, unknown>): Record<string, string> => {
+    const out: Record<string, string> = {};
+    for (const k of ["kind", "scope", "from", "to", "incident"]) {
+      const v = Object.hasOwn(s, k) ? s[k] : undefined;
+      // the router's search parser reads `?scope=12` as a number: a node or id may look like one
+      if (typeof v === "string") out[k] = v;
+      else if (typeof v === "number" && Number.isFinite(v)) out[k] = String(v);
+    }
+    return out;
+  },
+  component: InvestigatePage,
+});
 const alertsRoute = createRoute({ getParentRoute: () => appRoute, path: "/alerts", component: AlertsPage });
 const maintenanceRoute = createRoute({
   getParentRoute: () => appRoute,
@@ -160,6 +177,7 @@ const routeTree = rootRoute.addChildren([
     metricsRoute,
     alertsRoute,
     maintenanceRoute,
+    investigateRoute,
     settingsRoute,
   ]),
 ]);
