@@ -94,7 +94,10 @@ export const AlertRuleSync = z
   .object({
     state: z
       .enum(["unconfigured", "pending", "synced", "failed"])
-      .describe("unconfigured: no alerts.ruleDirectory; failed: see error"),
+      .describe(
+        "where the rules are written (the rule file, and the PrometheusRule with kubernetesContext.enabled) " +
+          "stands: unconfigured when neither is configured; failed: see error (naming the place)",
+      ),
     at: z.string().nullable().describe("last attempt"),
     error: z.string().nullable(),
   })
