@@ -365,9 +365,10 @@ export const runFleetCheck = route({
   summary: "A one-shot tcp check of one pair through the controller",
   description:
     "Answers the controller's CheckResult, or the controller's status with its text as the error message " +
-    "(400, 404, 413, 501, 502, 503, 504). Audited.",
+    "(400, 404, 413, 501, 502, 503, 504). Audited. An anonymous caller shares the per-address budget of " +
+    "POST /api/v1/runs (429 with Retry-After).",
   access: "runs:create",
   spec: false,
   body: FleetCheckRequest,
-  responses: { 200: FleetCheckResult, ...errors(400, 403, 404, 501, 502, 503, 504) },
+  responses: { 200: FleetCheckResult, ...errors(400, 403, 404, 429, 501, 502, 503, 504) },
 });

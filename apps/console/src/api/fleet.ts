@@ -10,11 +10,13 @@ import { gzip } from "node:zlib";
 import * as c from "@svc/contract";
 import { toGrid } from "@svc/matrix-grid";
 import type { FastifyReply, FastifyRequest } from "fastify";
+import type { Budget } from "../auth/rate-limit.ts";
 import { InvalidInputError } from "../errors.ts";
 import { ControllerUnreachableError, controllerAnswerError } from "../fleet/fleet-errors.ts";
 import type { FleetService } from "../fleet/fleet-service.ts";
 import type { Runs } from "../runs/runs.ts";
 import type { NewAuditRow } from "../store/store.ts";
+import { spendAnonymous } from "./metrics-queries.ts";
 import type { AddRoute } from "./register.ts";
 
 /** Dependencies of the fleet routes. */
@@ -23,6 +25,8 @@ export interface FleetRouteDeps {
   audit: (row: Omit<NewAuditRow, "at">) => Promise<void>;
   /** with a database the check is an instant run of one pair (a thin wrapper of POST /api/v1/runs) */
   runs?: Runs;
+  /** anonymous callers' budget of probe-starting requests, shared with POST /api/v1/runs (429) */
+  runBudget: Budget;
 }
 
 const gzipAsync = promisify(gzip);
@@ -80,7 +84,8 @@ export function addFleetRoutes(add: AddRoute, deps: FleetRouteDeps): void {
     fleet.pair(params.source, params.destination, query.window, instant(query.at)),
   );
   // the row is written before the controller is asked: a check whose row cannot be written is not run (503)
-  add(c.runFleetCheck, async ({ reply, body, actor }) => {
+  add(c.runFleetCheck, async ({ reply, body, actor, principal, req }) => {
+    await spendAnonymous(deps.runBudget, principal, req, "runs");
     if (deps.runs) {
       // an instant run of this one pair (audited with the run), answered with the pair's CheckResult
       const started = await deps.runs.create(

@@ -27,7 +27,7 @@ import { addEventRoutes } from "./events.ts";
 import { addFleetRoutes } from "./fleet.ts";
 import { addIncidentRoutes } from "./incidents.ts";
 import { addMaintenanceRoutes } from "./maintenance.ts";
-import { addMetricsQueryRoutes } from "./metrics-queries.ts";
+import { ANONYMOUS_RUNS_PER_MINUTE, addMetricsQueryRoutes } from "./metrics-queries.ts";
 import { addMtrRoutes } from "./mtr.ts";
 import { addOidcRoutes } from "./oidc-routes.ts";
 import { addRbacRoutes } from "./rbac.ts";
@@ -102,12 +102,14 @@ export function addConsoleRoutes(app: FastifyInstance, deps: ConsoleRouteDeps): 
   addRbacRoutes(add, { config, rbac: s.rbac, store: deps.store });
   addUserRoutes(add, { config, users: s.users, signIn: s.signIn, audit });
   addTokenRoutes(add, { tokens: s.tokens });
-  addFleetRoutes(add, { fleet: deps.fleet, audit, runs: deps.operations?.runs });
+  // one anonymous budget for every route that starts probes: runs and the pair page's check (a run of one pair)
+  const runBudget = s.budgets("anonymous-runs", ANONYMOUS_RUNS_PER_MINUTE, 60_000);
+  addFleetRoutes(add, { fleet: deps.fleet, audit, runs: deps.operations?.runs, runBudget });
   addEventRoutes(add, { history: deps.history });
   addAnnotationRoutes(add, { annotations: deps.annotations });
   addCheckRoutes(add, { catalog: deps.operations?.catalog, audit });
   addScheduleRoutes(add, { schedules: deps.operations?.schedules });
-  addRunRoutes(add, { runs: deps.operations?.runs, budgets: s.budgets });
+  addRunRoutes(add, { runs: deps.operations?.runs, budget: runBudget });
   addMetricsQueryRoutes(add, { config, budgets: s.budgets });
   addMtrRoutes(add, { mtr: deps.operations?.mtr });
   addAlertRuleRoutes(add, { rules: deps.alertRules, config });

@@ -1,18 +1,25 @@
 /** Handlers of the run routes (contract: @svc/contract runs.ts); 503 without a database; anonymous budget 429. */
 import * as c from "@svc/contract";
-import type { BudgetFactory } from "../auth/rate-limit.ts";
+import type { Budget } from "../auth/rate-limit.ts";
 import { UnavailableError } from "../errors.ts";
 import type { Runs } from "../runs/runs.ts";
-import { ANONYMOUS_RUNS_PER_MINUTE, spendAnonymous } from "./metrics-queries.ts";
+import { spendAnonymous } from "./metrics-queries.ts";
 import type { AddRoute } from "./register.ts";
 
 /** Registers the run routes. */
-export function addRunRoutes(add: AddRoute, deps: { runs: Runs | undefined; budgets: BudgetFactory }): void {
+export function addRunRoutes(
+  add: AddRoute,
+  deps: {
+    runs: Runs | undefined;
+    /** anonymous callers' budget of probe-starting requests (shared with the pair page's check) */
+    budget: Budget;
+  },
+): void {
   const runs = (): Runs => {
     if (!deps.runs) throw new UnavailableError("runs need the database");
     return deps.runs;
   };
-  const budget = deps.budgets("anonymous-runs", ANONYMOUS_RUNS_PER_MINUTE, 60_000);
+  const { budget } = deps;
   add(c.createRun, async ({ body, actor, principal, req }) => {
     const r = runs();
     await spendAnonymous(budget, principal, req, "runs");

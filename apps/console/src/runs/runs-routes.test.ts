@@ -159,7 +159,7 @@ test("runs: create, read, refusals, and who may", async () => {
   }
 });
 
-test("anonymous callers: 10 runs per address per minute, then 429 with Retry-After (virtual clock)", async () => {
+test("anonymous callers: 10 runs or pair checks per address per minute, then 429 with Retry-After (virtual clock)", async () => {
   const dbs = await testDatabases();
   const clock = new TestClock(Date.UTC(2026, 2, 1));
   const s = await startConsole(
@@ -178,8 +178,18 @@ test("anonymous callers: 10 runs per address per minute, then 429 with Retry-Aft
     const limited = await start();
     assert.equal(limited.status, 429);
     assert.ok(Number(limited.headers.get("retry-after")) > 0);
+    // the pair page's check is a run of one pair: it spends the same budget
+    const check = () =>
+      fetch(`${s.httpUrl}/api/v1/fleet/check`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ source: "node-1", destination: "node-2" }),
+      });
+    assert.equal((await check()).status, 429);
     clock.advance(60_000);
     assert.equal((await start()).status, 201);
+    for (let i = 0; i < 9; i++) assert.notEqual((await check()).status, 429);
+    assert.equal((await start()).status, 429, "nine checks and one run spent the minute's ten");
   } finally {
     await s.stop();
     await dbs.close();
