@@ -19,7 +19,7 @@ import type { ConsoleServer } from "../server.ts";
 import type { Db } from "../store/db.ts";
 import { startConsole } from "../testing/harness.ts";
 import { type TestDatabases, testDatabases } from "../testing/test-db.ts";
-import { VirtualScheduler } from "../testing/virtual-scheduler.ts";
+import { VirtualScheduler, waitAdvancing } from "../testing/virtual-scheduler.ts";
 import { WebhookEndpoints } from "./endpoints.ts";
 import { SecretBox } from "./secret-box.ts";
 import { verifySignature } from "./sign.ts";
@@ -177,8 +177,11 @@ test("a hold stored before a restart is delivered at the window's close, with it
     await advanceTo(second.clock, T0 + 10 * MIN - 1);
     await until(() => polls > 0, "polls answered");
     assert.equal(received.length, 0, "not before the close");
-    await advanceTo(second.clock, T0 + 10 * MIN + 30 * SEC);
-    await until(() => received.length === 1, "the held alert delivered at the close");
+    await waitAdvancing(second.clock, () => received.length === 1, "the held alert delivered at the close", {
+      stepMs: 30 * SEC,
+      timeoutMs: 15_000,
+    });
+    assert.ok(second.clock.now() >= T0 + 10 * MIN, "at the close, not before");
     const got = received[0];
     assert.ok(got && verifySignature(SECRET, got.body, got.signature), "signed");
     const body = JSON.parse(got?.body.toString() ?? "{}") as {
@@ -226,8 +229,16 @@ test("a close that passed while the console was down is judged after the new pol
     assert.equal(received.length, 0, "not delivered before the baseline says it still fires");
     second.clock.advance(0); // the first poll (baseline) and the overdue close
     await until(() => polls > p0, "the baseline poll");
-    await advanceTo(second.clock, T0 + 31 * MIN);
-    await until(() => received.length === 1, "delivered once the baseline saw it firing");
+    // asked again each poll interval until the baseline answered: delivered then
+    await waitAdvancing(
+      second.clock,
+      () => received.length === 1,
+      "delivered once the baseline saw it firing",
+      {
+        stepMs: 30 * SEC,
+        timeoutMs: 15_000,
+      },
+    );
     const body = JSON.parse(received[0]?.body.toString() ?? "{}") as { alert: { firedAt: string } };
     assert.equal(body.alert.firedAt, new Date(firedAt).toISOString());
   } finally {
