@@ -16,6 +16,8 @@ import { meQuery } from "./api/queries.tsx";
 import type { AppContext } from "./context.tsx";
 import { AlertsPage } from "./pages/alerts/alerts-page.tsx";
 import { EventsPage } from "./pages/events/events-page.tsx";
+import { IncidentPage } from "./pages/incidents/incident-page.tsx";
+import { IncidentsPage } from "./pages/incidents/incidents-page.tsx";
 import { InvestigatePage } from "./pages/investigate/investigate-page.tsx";
 import { MaintenancePage } from "./pages/maintenance/maintenance-page.tsx";
 import { MatrixPage } from "./pages/matrix/matrix-page.tsx";
@@ -151,6 +153,16 @@ const maintenanceRoute = createRoute({
   path: "/maintenance",
   component: MaintenancePage,
 });
+const incidentsRoute = createRoute({
+  getParentRoute: () => appRoute,
+  path: "/incidents",
+  component: IncidentsPage,
+});
+const incidentRoute = createRoute({
+  getParentRoute: () => appRoute,
+  path: "/incidents/$id",
+  component: IncidentPage,
+});
 const settingsRoute = createRoute({
   getParentRoute: () => appRoute,
   path: "/settings",
@@ -178,6 +190,8 @@ const routeTree = rootRoute.addChildren([
     alertsRoute,
     maintenanceRoute,
     investigateRoute,
+    incidentsRoute,
+    incidentRoute,
     settingsRoute,
   ]),
 ]);

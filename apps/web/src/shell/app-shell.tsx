@@ -17,6 +17,7 @@ const NAV = [
   { to: "/matrix", label: "Matrix" },
   { to: "/topology", label: "Topology" },
   { to: "/events", label: "Events" },
+  { to: "/incidents", label: "Incidents" },
   { to: "/investigate", label: "Investigate" },
   { to: "/targets", label: "Targets" },
   { to: "/checks", label: "Checks" },

@@ -1,11 +1,12 @@
 /**
- * Overview: the fleet summary (agents, missing agents, pairs monitored/failing per protocol, worst pairs), what
- * this console is connected to, and who you are.
+ * Overview: the fleet summary (agents, missing agents, pairs monitored/failing per protocol, worst pairs), the open
+ * incidents, what this console is connected to, and who you are.
  */
 import { useQuery } from "@tanstack/react-query";
 import { configQuery, meQuery } from "../../api/queries.tsx";
 import { useApp } from "../../context.tsx";
 import { FleetSummary } from "./fleet-summary.tsx";
+import { IncidentCards } from "./incident-cards.tsx";
 
 function yesNo(b: boolean, yes: string, no: string) {
   return <span className={b ? "ok" : "warn"}>{b ? yes : no}</span>;
@@ -20,6 +21,7 @@ export function OverviewPage() {
     <section className="page">
       <h1>Overview</h1>
       <FleetSummary />
+      <IncidentCards />
       {config ? (
         <div className="card">
           <h2>Backends</h2>
