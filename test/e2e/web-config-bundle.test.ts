@@ -122,6 +122,10 @@ describe("console web app: configuration export and import", skipUnless(browserM
       (await server.operations?.catalog.listTargets())?.map((t) => t.name),
       ["api", "web"],
     );
+    // the same file once more: what is left to do (the collision still fails, the rest is unchanged)
+    await input.setInputFiles(second);
+    await page.getByTestId("plan-title").waitFor();
+    assert.match((await targets.textContent()) ?? "", /2 unchanged/);
     await ctx.close();
   });
 });

@@ -399,3 +399,70 @@ test("bad bundles: another version or format, prototype keys, unstorable text, t
     await e.server.stop();
   }
 });
+
+test("a failure that is not an item's ends the import with nothing written: 502s, an audit row that cannot be written", async () => {
+  const e = await env();
+  try {
+    const a = e.admin;
+    const bundle = {
+      ...head,
+      targets: [{ name: "fresh", address: "fresh.example:443" }],
+      checks: [{ name: "probe", target: "fresh", type: "tcp" }],
+      alertRules: [{ ...ALERT_RULE_EXAMPLE, name: "fresh rule" }],
+    };
+    const before = await snapshot(e.db);
+    const exportBefore = comparable(await exported(a));
+    const unchanged = async (what: string) => {
+      assert.deepEqual(await snapshot(e.db), before, what);
+      assert.deepEqual(comparable(await exported(a)), exportBefore, what);
+    };
+
+    // the existing definitions cannot be read
+    await e.db.exec("ALTER TABLE check_definitions RENAME TO check_definitions_away");
+    for (const dryRun of [true, false]) {
+      const r = await w(a, "POST", `/api/v1/import?dryRun=${dryRun}`, bundle);
+      assert.equal(r.status, 502, JSON.stringify(r.body));
+      assert.match(
+        (r.body as { error: { message: string } }).error.message,
+        /cannot read the existing targets and check definitions/,
+      );
+    }
+    await e.db.exec("ALTER TABLE check_definitions_away RENAME TO check_definitions");
+    await unchanged("nothing written after the 502 of the read");
+
+    // audit rows that cannot be written: neither an apply nor a dry run happens
+    await e.db.exec(`
+      CREATE FUNCTION refuse_audit() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN RAISE EXCEPTION 'audit is read-only'; END $$;
+      CREATE TRIGGER refuse_audit BEFORE INSERT ON audit FOR EACH ROW EXECUTE FUNCTION refuse_audit();`);
+    const noChecks = { ...bundle, checks: [] };
+    for (const dryRun of [true, false]) {
+      const r = await w(a, "POST", `/api/v1/import?dryRun=${dryRun}`, noChecks);
+      assert.ok(r.status >= 500, `dryRun=${dryRun}: ${r.status}`);
+    }
+    await e.db.exec("DROP TRIGGER refuse_audit ON audit; DROP FUNCTION refuse_audit();");
+    await unchanged("nothing written without its audit rows");
+  } finally {
+    await e.server.stop();
+  }
+});
+
+test("the controller cannot be asked about an enabled definition: 502, and nothing before it is written", async () => {
+  const gone = await envs.env("local", "controller:\n  url: http://127.0.0.1:9\n");
+  try {
+    const bundle = {
+      ...head,
+      targets: [{ name: "fresh", address: "fresh.example:443" }],
+      checks: [{ name: "probe", target: "fresh", type: "tcp" }],
+      alertRules: [{ ...ALERT_RULE_EXAMPLE, name: "fresh rule" }],
+    };
+    for (const dryRun of [true, false]) {
+      const r = await w(gone.admin, "POST", `/api/v1/import?dryRun=${dryRun}`, bundle);
+      assert.equal(r.status, 502, JSON.stringify(r.body));
+    }
+    const after = await exported(gone.admin);
+    assert.deepEqual([after.targets, after.checks, after.alertRules], [[], [], []]);
+  } finally {
+    await gone.server.stop();
+  }
+});

@@ -76,6 +76,8 @@ export function ConfigurationSection() {
 
   const choose = async (e: ChangeEvent<HTMLInputElement>) => {
     const file = e.target.files?.[0];
+    // cleared, so choosing the same file again (after an apply, to see what is left) runs a new dry run
+    e.target.value = "";
     const mine = ++latest.current;
     setApplied(null);
     setPlanError("");
