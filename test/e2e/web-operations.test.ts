@@ -106,6 +106,25 @@ describe("console web app: targets, checks, runs, metrics", skipUnless(browserMi
     await waitUntil(() => ctl.externalChecks.specsOf("id-node-2").length === 0, "disabled: off node-2");
     await pgRow.getByRole("button", { name: "Enable" }).click();
     await waitUntil(() => ctl.externalChecks.specsOf("id-node-2").length === 1, "enabled: back on node-2");
+    // Edit: the form starts from the stored definition; an edit no agent could run while enabled is refused (422,
+    // nothing changes); moving it to node-3 moves the external check
+    await pgRow.getByRole("button", { name: "Edit" }).click();
+    const edit = page.getByRole("form", { name: "Edit check pg" });
+    assert.equal(await edit.getByLabel(/^Source nodes/).inputValue(), "node-2");
+    await edit.getByLabel(/^Source nodes/).fill("nowhere");
+    await edit.getByRole("button", { name: "Save check" }).click();
+    await edit.getByRole("alert").filter({ hasText: /./ }).waitFor();
+    assert.match((await pgRow.textContent()) ?? "", /node-2/);
+    await edit.getByLabel(/^Source nodes/).fill("node-3");
+    await edit.getByLabel(/^Interval/).fill("60");
+    await edit.getByRole("button", { name: "Save check" }).click();
+    await page.getByRole("form", { name: "New check" }).waitFor();
+    await waitUntil(
+      async () => /node-3\s*60 s/.test((await pgRow.textContent()) ?? ""),
+      "the row shows the edit",
+    );
+    await waitUntil(() => ctl.externalChecks.specsOf("id-node-3").length === 1, "edited: on node-3");
+    assert.deepEqual(ctl.externalChecks.specsOf("id-node-2"), []);
     await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Schedules" }).click();
     const sched = page.getByRole("form", { name: "New schedule" });
     await sched.getByLabel("Name").fill("hourly pg");
@@ -119,7 +138,7 @@ describe("console web app: targets, checks, runs, metrics", skipUnless(browserMi
     await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Targets" }).click();
     await page.getByRole("link", { name: "db" }).click();
     await page.getByRole("heading", { name: "Target db" }).waitFor();
-    await page.getByText("pg (tcp, every 30 s)").waitFor();
+    await page.getByText("pg (tcp, every 60 s)").waitFor();
     for (const id of ["00000000-0000-0000-0000-000000000000", "%20not%20an%20id"]) {
       await page.goto(`${server.httpUrl}/targets/${id}`);
       await page.getByRole("heading", { name: "No such target" }).waitFor();

@@ -34,28 +34,47 @@ function useSettled<T>(v: T, ms: number): T {
   return settled;
 }
 
-/** The editor of a new definition, with its live projection. */
-function CheckEditor() {
+/** The definition body of a stored definition (what PUT takes). */
+export function inputOf(d: c.CheckDefinition): c.CheckInput {
+  return {
+    name: d.name,
+    targetId: d.targetId,
+    type: d.type,
+    params: d.params,
+    sources: d.sources,
+    intervalSeconds: d.intervalSeconds,
+    timeoutSeconds: d.timeoutSeconds,
+    enabled: d.enabled,
+  };
+}
+
+/**
+ * The editor of a new definition, or of `editing` (its fields start from the stored ones; parameters the form does
+ * not show are kept), with its live projection.
+ */
+function CheckEditor(p: { editing?: c.CheckDefinition; onDone?: () => void }) {
   const { api } = useApp();
   const targets = useQuery(targetsQuery(api));
   const act = useAction(["checks"]);
-  const [name, setName] = useState("");
-  const [targetId, setTargetId] = useState("");
-  const [type, setType] = useState<c.CheckType>("tcp");
-  const [nodes, setNodes] = useState("");
-  const [zones, setZones] = useState("");
-  const [query, setQuery] = useState("");
-  const [interval, setInterval] = useState("30");
-  const [enabled, setEnabled] = useState(true);
+  const e = p.editing;
+  const [name, setName] = useState(e?.name ?? "");
+  const [targetId, setTargetId] = useState(e?.targetId ?? "");
+  const [type, setType] = useState<c.CheckType>(e?.type ?? "tcp");
+  const [nodes, setNodes] = useState(e?.sources.nodes.join(", ") ?? "");
+  const [zones, setZones] = useState(e?.sources.zones.join(", ") ?? "");
+  const storedQuery = e && Object.hasOwn(e.params, "query") ? e.params.query : undefined;
+  const [query, setQuery] = useState(typeof storedQuery === "string" ? storedQuery : "");
+  const [interval, setInterval] = useState(String(e?.intervalSeconds ?? 30));
+  const [enabled, setEnabled] = useState(e?.enabled ?? true);
   const chosen = targetId || targets.data?.[0]?.id || "";
   const draft: c.CheckInput = {
     name: name || "draft",
     targetId: chosen,
     type,
-    params: type === "dns" && query ? { query } : {},
+    params: type === "dns" && query ? { ...(e?.params ?? {}), query } : type === e?.type ? e.params : {},
     sources: { nodes: list(nodes), zones: list(zones) },
     intervalSeconds: Number(interval) || 30,
-    timeoutSeconds: 5,
+    timeoutSeconds: e?.timeoutSeconds ?? 5,
     enabled,
   };
   const settled = useSettled(JSON.stringify(draft), 300);
@@ -64,18 +83,23 @@ function CheckEditor() {
     queryFn: () => api.call(c.projectCheck, { body: JSON.parse(settled) as c.CheckInput }),
     enabled: chosen !== "",
   });
-  const submit = async (e: FormEvent) => {
-    e.preventDefault();
+  const submit = async (ev: FormEvent) => {
+    ev.preventDefault();
     const ok = await act.run(
-      () => api.call(c.createCheck, { body: { ...draft, name } }),
+      () =>
+        e
+          ? api.call(c.updateCheck, { params: { id: e.id }, body: { ...draft, name } })
+          : api.call(c.createCheck, { body: { ...draft, name } }),
       `Check ${name} saved`,
     );
-    if (ok) setName("");
+    if (ok && !e) setName("");
+    if (ok) p.onDone?.();
   };
-  const p = projection.data;
+  const proj = projection.data;
+  const title = e ? `Edit check ${e.name}` : "New check";
   return (
-    <form className="card grid-form" onSubmit={(e) => void submit(e)} aria-label="New check">
-      <h2>New check</h2>
+    <form className="card grid-form" onSubmit={(ev) => void submit(ev)} aria-label={title}>
+      <h2>{title}</h2>
       <label>
         Name
         <input value={name} onChange={(e) => setName(e.target.value)} maxLength={128} required />
@@ -130,18 +154,18 @@ function CheckEditor() {
       <section aria-label="Projection" data-testid="projection">
         <h3>Would run on</h3>
         {projection.error ? <p role="alert">{describeError(projection.error)}</p> : null}
-        {p ? (
-          p.runnable ? (
-            <p data-testid="projection-agents">{p.agents.map((a) => a.nodeName).join(", ")}</p>
+        {proj ? (
+          proj.runnable ? (
+            <p data-testid="projection-agents">{proj.agents.map((a) => a.nodeName).join(", ")}</p>
           ) : (
             <p data-testid="projection-none">No agent could run it</p>
           )
         ) : (
           <p>{chosen === "" ? "Add a target first." : "…"}</p>
         )}
-        {p && p.reasons.length > 0 ? (
+        {proj && proj.reasons.length > 0 ? (
           <ul>
-            {p.reasons.map((r) => (
+            {proj.reasons.map((r) => (
               <li key={r}>{r}</li>
             ))}
           </ul>
@@ -150,6 +174,11 @@ function CheckEditor() {
       <button type="submit" disabled={act.busy || chosen === ""}>
         Save check
       </button>
+      {e ? (
+        <button type="button" onClick={() => p.onDone?.()}>
+          Cancel
+        </button>
+      ) : null}
       <ActionStatus error={act.error} notice={act.notice} />
     </form>
   );
@@ -161,6 +190,8 @@ export function ChecksPage() {
   const checks = useQuery(checksQuery(api));
   const targets = useQuery(targetsQuery(api));
   const act = useAction(["checks"]);
+  const [editing, setEditing] = useState<string | null>(null);
+  const edited = checks.data?.find((d) => d.id === editing);
   const targetName = (id: string) => targets.data?.find((t) => t.id === id)?.name ?? id;
   return (
     <main id="main" className="page">
@@ -194,21 +225,15 @@ export function ChecksPage() {
                     void act.run(() =>
                       api.call(c.updateCheck, {
                         params: { id: d.id },
-                        body: {
-                          name: d.name,
-                          targetId: d.targetId,
-                          type: d.type,
-                          params: d.params,
-                          sources: d.sources,
-                          intervalSeconds: d.intervalSeconds,
-                          timeoutSeconds: d.timeoutSeconds,
-                          enabled: !d.enabled,
-                        },
+                        body: { ...inputOf(d), enabled: !d.enabled },
                       }),
                     )
                   }
                 >
                   {d.enabled ? "Disable" : "Enable"}
+                </button>{" "}
+                <button type="button" onClick={() => setEditing(d.id)}>
+                  Edit
                 </button>{" "}
                 <ConfirmButton
                   label="Delete"
@@ -221,7 +246,11 @@ export function ChecksPage() {
         </tbody>
       </table>
       <ActionStatus error={act.error} notice={act.notice} />
-      <CheckEditor />
+      {edited ? (
+        <CheckEditor key={edited.id} editing={edited} onDone={() => setEditing(null)} />
+      ) : (
+        <CheckEditor />
+      )}
     </main>
   );
 }
