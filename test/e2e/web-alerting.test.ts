@@ -198,7 +198,7 @@ describe(
       await page.getByText("No maintenance windows.").waitFor();
     });
 
-    test("webhooks: add with a write-only secret, signed send test, disable, delete", async () => {
+    test("webhooks: add with a write-only secret, signed send test, edit with a new secret, disable, delete", async () => {
       const page = await open(admin, "/settings?tab=webhooks");
       const form = page.getByRole("form", { name: "Add webhook endpoint" });
       await form.getByLabel("URL").fill(hookUrl);
@@ -228,6 +228,26 @@ describe(
         "the test was signed with the secret",
       );
       await screenshot(page, "settings-webhooks");
+      // edit: fewer events and a new secret; the next test is signed with it
+      await row.getByRole("button", { name: "Edit" }).click();
+      const edit = page.getByRole("form", { name: "Edit webhook endpoint" });
+      await edit.getByLabel("incident.created").uncheck();
+      await edit.getByLabel(/^New signing secret/).fill(`${SECRET}-rotated`);
+      await edit.getByRole("button", { name: "Save endpoint" }).click();
+      await page.getByRole("form", { name: "Add webhook endpoint" }).waitFor();
+      await waitUntil(
+        async () =>
+          /^alert\.fired, alert\.resolved$/.test((await row.locator("td").first().textContent()) ?? ""),
+        "the edited events on the row",
+      );
+      const before = received.length;
+      await row.getByRole("button", { name: "Send test" }).click();
+      await waitUntil(() => received.length > before, "the second test");
+      const rotated = received.at(-1);
+      assert.ok(
+        rotated && verifySignature(`${SECRET}-rotated`, rotated.body, rotated.signature),
+        "the new secret",
+      );
       await row.getByRole("button", { name: "Disable" }).click();
       await row.getByText("disabled").waitFor();
       await row.getByRole("button", { name: "Delete" }).click();
