@@ -2,7 +2,7 @@
 // real Prometheus (loading the console's rule directory): a rule drafted with Preview (what it matches now), saved,
 // refused with `alert name collision` on the form, seen firing, edited, disabled and deleted; a maintenance window
 // added (marked active), edited and deleted; a webhook endpoint added with a write-only secret, a signed send test
-// reaching a loopback receiver (its outcome and streak on the row), disabled and deleted. A viewer sees no write
+// reaching a loopback receiver (its outcome and streak on the row), edited with a new secret, disabled and deleted. A viewer sees no write
 // action, the Time Machine hides them all, and a console without the webhook key says so plainly.
 import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
