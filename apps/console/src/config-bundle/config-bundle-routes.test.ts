@@ -384,6 +384,8 @@ test("bad bundles: another version or format, prototype keys, unstorable text, t
       ],
       ["deep", { ...head, checks: [{ name: "d", target: "t", type: "tcp", params: deep }] }, 400, /deeper/],
       ["items", { ...head, targets: Array.from({ length: 10_001 }, () => 1) }, 400, /targets/],
+      // past the server's 1 MiB default: the route's own 8 MiB limit lets the bundle reach its schema
+      ["2 MiB", { ...head, exportedAt: "x".repeat(2 * 1024 * 1024) }, 400, /exportedAt/],
       ["size", { ...head, exportedAt: "x".repeat(9 * 1024 * 1024) }, 413, /./],
     ];
     for (const [what, body, status, message] of cases) {
