@@ -67,7 +67,7 @@ export function checkIncident(input: IncidentInput): CheckedIncident {
 /** The pin as given, or a 422. */
 export function checkPin(p: PinInput, key = "pin"): PinInput {
   if (!isPinnable(p.kind))
-    throw new UnprocessableError(`${key}: a ${timelineBadge(p.kind)} row cannot be pinned (${p.kind})`);
+    throw new UnprocessableError(`${key}: ${timelineBadge(p.kind)} rows cannot be pinned (${p.kind})`);
   checkNotes(`${key}.note`, p.note);
   return p;
 }
