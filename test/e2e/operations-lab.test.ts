@@ -1,7 +1,9 @@
 // Console operations against a real `svc lab` (3 agents in network namespaces, the real controller, Prometheus
 // scraping every second, the console on PGlite), through the API as the lab's admin: an http check definition on a
 // target becomes an external check on the chosen agents and its series appear in Prometheus; a definition no agent
-// can run is 422; a duration run over 3 pairs takes its planned samples and ends completed.
+// can run is 422; a duration run over 3 pairs takes its planned samples and ends completed; over the 8 MiB budget
+// of the controller's external-checks body the newest definitions are left out (counted), and go out once there is
+// room.
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import type { CheckDefinition, QueryResult, Run, Target } from "@svc/contract";
@@ -110,5 +112,76 @@ describe("console operations against svc lab", skipUnless(needsRoot(), needsBina
       ],
     );
     assert.ok(done.pairs.every((p) => (p.lastResult as { success?: boolean } | null)?.success === true));
+  });
+
+  test("over the 8 MiB external-checks budget the newest definitions are left out and counted", async () => {
+    const n3 = lab.nodes[2];
+    assert.ok(n3 && lab.consoleUrl);
+    const consoleUrl = lab.consoleUrl;
+    const skipped = async () => {
+      const text = await (await fetch(`${consoleUrl}/metrics`)).text();
+      const m = /svc_console_external_specs_skipped_total\{reason="over-budget"\} (\d+)/.exec(text);
+      return Number(m?.[1] ?? 0);
+    };
+    const before = await skipped();
+    // each spec about 6.2 KB (a 2,000-byte address, 4,000 bytes of params) on 3 agents: about 450 definitions fit
+    const base = `http://${n3.address}:${n3.httpPort}/`;
+    const target = async (name: string) => {
+      const t = await call<Target>("POST", "/api/v1/targets", {
+        name,
+        address: base + "p".repeat(2000 - base.length),
+      });
+      assert.equal(t.status, 201, JSON.stringify(t.body));
+      return t.body.id;
+    };
+    const bulk = await target("bulk");
+    const newest = await target("newest");
+    const define = async (name: string, targetId: string, intervalSeconds: number) => {
+      const c = await call<CheckDefinition>("POST", "/api/v1/checks", {
+        name,
+        targetId,
+        type: "http",
+        params: { pad: "x".repeat(4000) },
+        intervalSeconds,
+        timeoutSeconds: 1,
+      });
+      assert.equal(c.status, 201, JSON.stringify(c.body));
+      return c.body.id;
+    };
+    const ids: string[] = [];
+    for (let i = 0; i < 460; i += 10) {
+      ids.push(
+        ...(await Promise.all(Array.from({ length: 10 }, (_, k) => define(`bulk ${i + k}`, bulk, 60)))),
+      );
+    }
+    await define("newest", newest, 2);
+    await eventually(
+      "the fan-out counts what it left out",
+      async () => ((await skipped()) > before ? true : undefined),
+      60_000,
+    );
+    const series = async (name: string) => {
+      const q = await call<QueryResult>("POST", "/api/v1/metrics/query", {
+        query: `count by (source_node) (svc_external_results_total{target="${name}"})`,
+      });
+      return ((q.body.result ?? []) as unknown[]).length;
+    };
+    // the oldest definitions run on every agent; the newest (every 2 s) never reaches one
+    await eventually(
+      "bulk checks reach all three agents",
+      async () => ((await series("bulk")) === 3 ? true : undefined),
+      120_000,
+    );
+    await new Promise((r) => setTimeout(r, 10_000));
+    assert.equal(await series("newest"), 0, "the newest definition was left out");
+    // deleting older definitions makes room: the newest goes out and runs
+    for (const id of ids.slice(0, 30))
+      assert.equal((await call("DELETE", `/api/v1/checks/${id}`)).status, 204);
+    await eventually(
+      "the newest definition runs once there is room",
+      async () => ((await series("newest")) === 3 ? true : undefined),
+      90_000,
+    );
+    for (const id of ids.slice(30)) await call("DELETE", `/api/v1/checks/${id}`);
   });
 });
