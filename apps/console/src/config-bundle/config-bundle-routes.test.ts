@@ -163,6 +163,7 @@ test("round trip: export, dry run into a fresh console (stores nothing), apply, 
     const afterDry = await snapshot(second.db);
     assert.deepEqual({ ...afterDry, audit: 0 }, { ...before, audit: 0 }, "a dry run stores nothing");
     assert.equal(afterDry.audit, before.audit + 1, "but its own audit row");
+    assert.equal((await second.store.listAudit(1))[0]?.action, "POST /api/v1/import?dryRun=true");
     assert.deepEqual(comparable(await exported(second.admin)), exportBefore);
 
     const applied = await importing(second.admin, bundle, false);

@@ -9,7 +9,9 @@
  * Sections are applied in BUNDLE_SECTIONS order, each only with its write permission (else every item is skipped
  * with a warning); bindings are never imported; `omitted` is ignored. Audit: every write leaves its store's own
  * row (action `POST /api/v1/import`), and the import one summary row in the same transaction, so an apply whose
- * rows cannot be written writes nothing; a dry run leaves only its summary row.
+ * rows cannot be written writes nothing; a dry run leaves only its summary row, its action
+ * `POST /api/v1/import?dryRun=true` (the audit page shows no detail, and a store-nothing call must be told from a
+ * write).
  */
 import {
   BUNDLE_SECTIONS,
@@ -135,7 +137,9 @@ export async function runImport(
     });
   } catch (e) {
     if (!(e instanceof DryRunDone)) throw e;
-    await insertAudit(deps.db, allowedRow(actor, deps.now(), summary(e.report)));
+    // the action says it stored nothing: GET /api/v1/audit shows no detail, and the investigation ranks writes
+    const dry = { ...actor, action: `${actor.action}?dryRun=true` };
+    await insertAudit(deps.db, allowedRow(dry, deps.now(), summary(e.report)));
     return e.report;
   }
 }
