@@ -1,6 +1,6 @@
 /**
- * A NUL or a lone UTF-16 surrogate in any string field of any write route's body answers 400 (never 500) and
- * changes nothing: no user, token, binding, role or allowed audit row appears. The fields come from the contract's
+ * A NUL or a lone UTF-16 surrogate in any string field of any write route's body answers 400 (never 500; 422 for a
+ * NUL in incident notes and titles, which spec §7 judges as a control character) and changes nothing: no user, token, binding, role or allowed audit row appears. The fields come from the contract's
  * zod schemas, the valid rest of each body from the write-route examples.
  */
 import assert from "node:assert/strict";
@@ -16,6 +16,17 @@ before(async () => {
   envs = await localEnvs();
 });
 after(() => envs.close());
+
+/**
+ * Fields whose control characters the handler judges (spec §7: notes with a control character other than line
+ * break or tab are 422): a NUL there is 422, a lone surrogate still 400.
+ */
+const CONTROL_422 = new Set([
+  "createIncident.title",
+  "createIncident.notes",
+  "updateIncidentNotes.notes",
+  "pinFinding.note",
+]);
 
 const UNSTORABLE = ["a\u0000b", "\u0000", "a\uD800b", "\uDC00", "x\uDBFFy", "\uD83D"];
 
@@ -53,9 +64,11 @@ test("every string field of every write body refuses NUL and lone surrogates wit
           const sent = { ...body, [key]: list ? ["audit:read", bad] : bad };
           const client = ex.client ?? e.admin;
           const r = await client.request(spec.method, pathOf(spec, ex.params), { body: sent, csrf: true });
+          // spec §7: a control character in notes is 422 (incident title and notes, a pinned finding's note)
+          const want = bad.includes("\u0000") && CONTROL_422.has(`${spec.name}.${key}`) ? 422 : 400;
           assert.equal(
             r.status,
-            400,
+            want,
             `${spec.name}.${key} = ${JSON.stringify(bad)}: ${JSON.stringify(r.body)}`,
           );
           assert.deepEqual(await snapshot(e.db), before, `${spec.name}.${key}: state changed`);
