@@ -7,6 +7,7 @@ import {
   injectFault,
   isRoot,
   Lab,
+  type LabOptions,
   listLabBridges,
   listLabNamespaces,
   liveStates,
@@ -67,6 +68,45 @@ export async function labCommand(args: Args): Promise<number> {
   }
 }
 
+/** What `svc lab` is asked for: its flags, read. */
+export interface SvcLabChoices {
+  agents: number;
+  netns: boolean;
+  /** false: --no-prometheus */
+  prometheus: boolean;
+  /** false: --no-console */
+  console: boolean;
+  dir?: string;
+  /** --interval: the tcp, udp, icmp and dns checkers' interval */
+  interval?: string;
+  log?: (line: string) => void;
+}
+
+/**
+ * The lab `svc lab` starts (tests start the same one): the console's recording rules in Prometheus, and external
+ * checks on every agent for targets in the lab's 198.18.0.0/15, so check definitions, schedules and runs on
+ * targets work in a fresh lab (the contract's examples run against it).
+ */
+export function svcLabOptions(choices: SvcLabChoices): LabOptions {
+  const checkers: Record<string, unknown> = {
+    external: { enabled: true, allowedCidrs: ["198.18.0.0/15"] },
+  };
+  if (choices.interval) {
+    for (const c of ["tcp", "udp", "icmp", "dns"]) checkers[c] = { interval: choices.interval };
+  }
+  return {
+    agents: choices.agents,
+    netns: choices.netns,
+    prometheus: choices.prometheus ? undefined : false,
+    // the console's recording rules: matrix refreshes read their series (scrape 5 s: the "now" group every 5 s)
+    prometheusRules: [{ name: "svc-recording-rules.yml", yaml: recordingRulesYaml("svc", 5, 15) }],
+    console: choices.console,
+    dir: choices.dir,
+    config: { checkers },
+    log: choices.log,
+  };
+}
+
 async function runLab(args: Args): Promise<number> {
   allowFlags(args, ["agents", "no-netns", "no-prometheus", "no-console", "dir", "interval"]);
   const agentsFlag = stringFlag(args, "agents");
@@ -74,24 +114,19 @@ async function runLab(args: Args): Promise<number> {
   if (!Number.isInteger(agents) || agents < 1 || agents > 200) {
     throw new UsageError(`--agents must be an integer 1-200, got "${agentsFlag}"`);
   }
-  const interval = stringFlag(args, "interval");
-  const config: Record<string, unknown> = {};
-  if (interval) {
-    config.checkers = Object.fromEntries(["tcp", "udp", "icmp", "dns"].map((c) => [c, { interval }]));
-  }
   const netns = args.flags.has("no-netns") ? false : isRoot();
   if (!netns) console.log("lab: running on loopback (network namespaces need root)");
-  const lab = new Lab({
-    agents,
-    netns,
-    prometheus: args.flags.has("no-prometheus") ? false : undefined,
-    // the console's recording rules: matrix refreshes read their series (scrape 5 s: the "now" group every 5 s)
-    prometheusRules: [{ name: "svc-recording-rules.yml", yaml: recordingRulesYaml("svc", 5, 15) }],
-    console: !args.flags.has("no-console"),
-    dir: stringFlag(args, "dir"),
-    config,
-    log: (line) => console.log(`lab: ${line}`),
-  });
+  const lab = new Lab(
+    svcLabOptions({
+      agents,
+      netns,
+      prometheus: !args.flags.has("no-prometheus"),
+      console: !args.flags.has("no-console"),
+      dir: stringFlag(args, "dir"),
+      interval: stringFlag(args, "interval"),
+      log: (line) => console.log(`lab: ${line}`),
+    }),
+  );
   let stopped: Promise<void> | undefined;
   let wake = (): void => {};
   const stop = (reason: string): void => {
