@@ -36,6 +36,8 @@ test("classification per §4.5 point 4", () => {
     ["GET /api/v1/audit", "denied", "folded"],
     ["POST /api/v1/metrics/query", "allowed", "folded"],
     ["POST /api/v1/checks/projection", "allowed", "folded"],
+    ["POST /api/v1/import?dryRun=true", "allowed", "folded"],
+    ["POST /api/v1/import", "allowed", "ranked"],
     ["POST /api/v1/targets", "allowed", "ranked"],
     ["DELETE /api/v1/targets/:id", "allowed", "ranked"],
     ["POST /api/v1/targets", "denied", "own-row"],

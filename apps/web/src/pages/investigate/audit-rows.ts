@@ -2,7 +2,8 @@
  * Audit rows as timeline rows (spec §4.5 point 4). GET /api/v1/audit answers the newest 200 with no time filter, so
  * the window is applied here. A row names its request as `METHOD /path` (path parameters as `:name`).
  * - read-only requests (GET, HEAD, OPTIONS) and the four POST routes that store nothing (the two metrics queries,
- *   check projection, alert-rule preview) fold into one row, never ranked;
+ *   check projection, alert-rule preview) fold into one row, never ranked, as does a configuration import's dry run
+ *   (`POST /api/v1/import?dryRun=true`: it stores nothing either);
  * - rows with outcome `denied` or `error`, and sign-in, sign-out and password-change rows, stay as their own rows
  *   but are never ranked;
  * - every other row (an allowed change) is an audit row the ranking weighs.
@@ -24,6 +25,9 @@ export const STORE_NOTHING_ACTIONS: ReadonlySet<string> = new Set(
   [c.queryMetrics, c.queryMetricsRange, c.projectCheck, c.previewAlertRule].map(actionOf),
 );
 
+/** A configuration import's dry run: it stores nothing, so it folds with the read-only requests. */
+export const DRY_RUN_IMPORT = `${actionOf(c.importConfig)}?dryRun=true`;
+
 /** Sign-in (local and OIDC), sign-out and password change. */
 export const SESSION_ACTIONS: ReadonlySet<string> = new Set([
   `POST ${c.LOGIN_PATH}`,
@@ -39,7 +43,7 @@ export function classifyAudit(row: Pick<AuditRow, "action" | "outcome">): AuditC
   const action = row.action.trim();
   const method = action.split(" ", 1)[0]?.toUpperCase() ?? "";
   if (READ_METHODS.has(method) && !SESSION_ACTIONS.has(action)) return "folded";
-  if (STORE_NOTHING_ACTIONS.has(action)) return "folded";
+  if (STORE_NOTHING_ACTIONS.has(action) || action === DRY_RUN_IMPORT) return "folded";
   if (row.outcome !== "allowed") return "own-row";
   if (SESSION_ACTIONS.has(action)) return "own-row";
   return "ranked";
