@@ -1,7 +1,9 @@
 import assert from "node:assert/strict";
 import dgram from "node:dgram";
+import { readdirSync, readlinkSync } from "node:fs";
 import { test } from "node:test";
 import { BATCH_GRID_MS, CoalescingClock, type ProbeClock, timerClock } from "../clock/probe-clock.ts";
+import { VirtualTimers } from "../clock/testdata/virtual-timers.ts";
 import { createUdpProber, meanAbsDiff, probeUdp, type UdpProbeResult } from "./udp.ts";
 
 /** A verbatim echo, optionally dropping datagrams by sequence number (byte 8-9 of the payload). */
@@ -24,6 +26,91 @@ const CLOCKS: readonly (readonly [string, () => ProbeClock])[] = [
   ["plain timers (socket watched)", () => timerClock],
   ["a batching clock (socket read per batch)", () => new CoalescingClock()],
 ];
+
+/**
+ * An in-process echo for probes in virtual time: counts the datagrams it read and the replies it has finished
+ * sending, and keeps each datagram's sequence number and the send time the prober wrote in it (the clock's ms).
+ */
+interface CountingEcho {
+  socket: dgram.Socket;
+  port: number;
+  received: number;
+  replied: number;
+  datagrams: { seq: number; sentAt: number }[];
+}
+
+async function countingEcho(
+  type: "udp4" | "udp6",
+  host: string,
+  drop: (seq: number) => boolean = () => false,
+): Promise<CountingEcho> {
+  const s = dgram.createSocket(type);
+  const e: CountingEcho = { socket: s, port: 0, received: 0, replied: 0, datagrams: [] };
+  s.on("message", (msg, rinfo) => {
+    e.received++;
+    if (msg.length >= 18) e.datagrams.push({ seq: msg.readUInt16BE(8), sentAt: msg.readDoubleBE(10) });
+    if (msg.length >= 10 && drop(msg.readUInt16BE(8))) {
+      e.replied++;
+      return;
+    }
+    s.send(msg, rinfo.port, rinfo.address, () => {
+      e.replied++;
+    });
+  });
+  await new Promise<void>((r) => s.bind(0, host, () => r()));
+  e.port = s.address().port;
+  return e;
+}
+
+/**
+ * Lets the real sockets catch up with virtual time: a datagram sent on loopback is in the receiver's queue when
+ * the send returns, so turns of the event loop (no wall-clock wait) until every echo has read what reached it
+ * and finished sending its replies, which are then in the prober's socket for the next batch to read.
+ */
+async function settleIo(echoes: readonly CountingEcho[]): Promise<void> {
+  const count = () => echoes.reduce((n, e) => n + e.received, 0);
+  for (let quiet = 0; quiet < 2; ) {
+    const before = count();
+    await new Promise((r) => setImmediate(r));
+    quiet = count() === before && echoes.every((e) => e.replied === e.received) ? quiet + 1 : 0;
+  }
+}
+
+/** Advances virtual time 1 ms at a time, letting the sockets catch up after each step, until `until()` or `ms`. */
+async function advance(
+  timers: VirtualTimers,
+  ms: number,
+  echoes: readonly CountingEcho[],
+  until: () => boolean = () => false,
+): Promise<void> {
+  for (let i = 0; i < ms && !until(); i++) {
+    timers.advance(1);
+    await settleIo(echoes);
+  }
+}
+
+/** Socket file descriptors this process holds (the probers' native sockets are not Node handles). */
+function socketFds(): number {
+  let n = 0;
+  for (const fd of readdirSync("/proc/self/fd")) {
+    try {
+      if (readlinkSync(`/proc/self/fd/${fd}`).startsWith("socket:")) n++;
+    } catch {
+      // the directory's own fd, gone by now
+    }
+  }
+  return n;
+}
+
+/** Settles with the runs' results; `done` says whether they have all finished. */
+function track<T>(runs: Promise<T>[]): { done: () => boolean; results: Promise<T[]> } {
+  let finished = false;
+  const results = Promise.all(runs).then((r) => {
+    finished = true;
+    return r;
+  });
+  return { done: () => finished, results };
+}
 
 for (const [via, clock] of CLOCKS) {
   for (const [type, host] of [
@@ -170,43 +257,72 @@ test("jitter is the mean absolute difference of consecutive RTTs", () => {
   assert.equal(meanAbsDiff([5]), undefined);
 });
 
-for (const [via, clock] of CLOCKS) {
-  test(`a shared prober runs concurrent probes over one socket per family and keeps their replies apart, on ${via}`, async () => {
-    const server4 = await echo("udp4", "127.0.0.1", (seq) => seq === 1);
-    const server6 = await echo("udp6", "::1");
-    const prober = createUdpProber({ clock: clock() });
-    const udpSockets = () => process.getActiveResourcesInfo().filter((x) => x === "UDPWrap").length;
-    await new Promise((r) => setTimeout(r, 20)); // sockets of earlier tests finish closing
-    const before = udpSockets();
-    try {
-      const runs = [
-        ...Array.from({ length: 20 }, () =>
-          prober.probe({ address: "127.0.0.1", port: server4.address().port, timeoutMs: 150, packets: 3 }),
-        ),
-        ...Array.from({ length: 5 }, () =>
-          prober.probe({ address: "::1", port: server6.address().port, timeoutMs: 150, packets: 3 }),
-        ),
-      ];
-      await new Promise((r) => setTimeout(r, 30));
-      // every run is in flight: one IPv4 and one IPv6 socket serve all 25 (sockets are unref'd, so count handles)
-      const during = udpSockets() - before;
-      const results = await Promise.all(runs);
-      assert.ok(during <= 2, `sockets in flight: ${during}`);
-      for (const r of results.slice(0, 20)) {
-        assert.equal(r.sent, 3);
-        assert.equal(r.received, 2, "datagram 1 is dropped by the echo");
-        assert.ok(Math.abs(r.lossRatio - 1 / 3) < 1e-9);
-      }
-      for (const r of results.slice(20)) assert.deepEqual([r.ok, r.received, r.lossRatio], [true, 3, 0]);
-      await new Promise((r) => setTimeout(r, 20));
-      assert.equal(udpSockets(), before, "the sockets close when no run is in flight");
-    } finally {
-      prober.close();
-      server4.close();
-      server6.close();
+test("a shared prober runs concurrent probes over one socket per family and keeps their replies apart, on plain timers (socket watched)", async () => {
+  const server4 = await echo("udp4", "127.0.0.1", (seq) => seq === 1);
+  const server6 = await echo("udp6", "::1");
+  const prober = createUdpProber({ clock: timerClock });
+  const before = socketFds();
+  try {
+    const runs = [
+      ...Array.from({ length: 20 }, () =>
+        prober.probe({ address: "127.0.0.1", port: server4.address().port, timeoutMs: 150, packets: 3 }),
+      ),
+      ...Array.from({ length: 5 }, () =>
+        prober.probe({ address: "::1", port: server6.address().port, timeoutMs: 150, packets: 3 }),
+      ),
+    ];
+    // every run is in flight (a run opens its channel's socket when it starts): one IPv4 and one IPv6 socket
+    assert.equal(socketFds() - before, 2, "sockets in flight");
+    const results = await Promise.all(runs);
+    for (const r of results.slice(0, 20)) {
+      assert.equal(r.sent, 3);
+      assert.equal(r.received, 2, "datagram 1 is dropped by the echo");
+      assert.ok(Math.abs(r.lossRatio - 1 / 3) < 1e-9);
     }
-  });
-}
+    for (const r of results.slice(20)) assert.deepEqual([r.ok, r.received, r.lossRatio], [true, 3, 0]);
+    assert.equal(socketFds(), before, "the sockets close when no run is in flight");
+  } finally {
+    prober.close();
+    server4.close();
+    server6.close();
+  }
+});
+
+test("a shared prober runs concurrent probes over one socket per family and keeps their replies apart, on a batching clock (virtual time)", async () => {
+  // replies are read per batch, so when the clock reaches a batch decides what a run has; an RTT is still the
+  // kernel's (real) time, and a timeout of a second keeps a loaded machine's scheduling delays out of it
+  const echo4 = await countingEcho("udp4", "127.0.0.1", (seq) => seq === 1);
+  const echo6 = await countingEcho("udp6", "::1");
+  const timers = new VirtualTimers();
+  const prober = createUdpProber({ clock: new CoalescingClock({ timers }) });
+  const before = socketFds();
+  try {
+    const runs = [
+      ...Array.from({ length: 20 }, () =>
+        prober.probe({ address: "127.0.0.1", port: echo4.port, timeoutMs: 1000, packets: 3 }),
+      ),
+      ...Array.from({ length: 5 }, () =>
+        prober.probe({ address: "::1", port: echo6.port, timeoutMs: 1000, packets: 3 }),
+      ),
+    ];
+    assert.equal(socketFds() - before, 2, "one IPv4 and one IPv6 socket serve all 25 runs in flight");
+    const all = track(runs);
+    await advance(timers, 5000, [echo4, echo6], all.done);
+    assert.ok(all.done(), "every run finished within 5 s of virtual time");
+    const results = await all.results;
+    for (const r of results.slice(0, 20)) {
+      assert.equal(r.sent, 3);
+      assert.equal(r.received, 2, "datagram 1 is dropped by the echo");
+      assert.ok(Math.abs(r.lossRatio - 1 / 3) < 1e-9);
+    }
+    for (const r of results.slice(20)) assert.deepEqual([r.ok, r.received, r.lossRatio], [true, 3, 0]);
+    assert.equal(socketFds(), before, "the sockets close when no run is in flight");
+  } finally {
+    prober.close();
+    echo4.socket.close();
+    echo6.socket.close();
+  }
+});
 
 test("closing a shared prober ends its runs in flight with what they have", async () => {
   const server = await echo("udp4", "127.0.0.1", () => true);
@@ -229,49 +345,58 @@ test("closing a shared prober ends its runs in flight with what they have", asyn
   }
 });
 
-test("on a batching clock, the later datagrams of concurrent runs leave on the shared grid ticks", async () => {
-  // the echo runs in this process, so its arrival times are on the same performance.now() clock
-  const arrivals: { seq: number; at: number }[] = [];
-  const s = dgram.createSocket("udp4");
-  s.on("message", (msg, rinfo) => {
-    if (msg.length >= 10) arrivals.push({ seq: msg.readUInt16BE(8), at: performance.now() });
-    s.send(msg, rinfo.port, rinfo.address);
-  });
-  await new Promise<void>((r) => s.bind(0, "127.0.0.1", () => r()));
-  const prober = createUdpProber({ clock: new CoalescingClock() });
+test("on a batching clock, the later datagrams of concurrent runs leave on the shared grid ticks (virtual time)", async () => {
+  // judged by the send time each datagram carries (the clock's time when it left), not by when it arrived
+  const echo = await countingEcho("udp4", "127.0.0.1");
+  const timers = new VirtualTimers();
+  const prober = createUdpProber({ clock: new CoalescingClock({ timers }) });
   try {
     const runs: Promise<UdpProbeResult>[] = [];
     for (let i = 0; i < 8; i++) {
-      runs.push(prober.probe({ address: "127.0.0.1", port: s.address().port, timeoutMs: 150, packets: 5 }));
-      await new Promise((r) => setTimeout(r, 13)); // starts spread over a tick
+      // a timeout of a second: an RTT is the kernel's real time, which virtual time does not shorten
+      runs.push(prober.probe({ address: "127.0.0.1", port: echo.port, timeoutMs: 1000, packets: 5 }));
+      await advance(timers, 13, [echo]); // starts spread over a tick
     }
-    for (const r of await Promise.all(runs)) assert.equal(r.received, 5);
-    const later = arrivals.filter((a) => a.seq > 0);
+    const all = track(runs);
+    await advance(timers, 10_000, [echo], all.done);
+    for (const r of await all.results) assert.equal(r.received, 5);
+    const later = echo.datagrams.filter((d) => d.seq > 0);
     assert.equal(later.length, 32);
-    // uniform arrivals would land within 35 ms of a tick (the clock may run up to 1 ms before it, and late on a
-    // busy machine) 70 % of the time: all 32 by chance ~ 1e-5
-    const fromTick = (t: number) => Math.min(t % BATCH_GRID_MS, BATCH_GRID_MS - (t % BATCH_GRID_MS));
-    const offTick = later.filter((a) => fromTick(a.at) >= 35);
-    assert.deepEqual(offTick, [], `arrivals not near a ${BATCH_GRID_MS} ms tick`);
+    assert.deepEqual(
+      later.filter((d) => d.sentAt % BATCH_GRID_MS !== 0),
+      [],
+      `datagrams not sent on a ${BATCH_GRID_MS} ms tick`,
+    );
+    // the 8 runs, started over 91 ms, share their wake-ups: 32 later datagrams on 8 ticks (two runs' worth a round)
+    assert.ok(new Set(later.map((d) => d.sentAt)).size <= 8);
   } finally {
     prober.close();
-    s.close();
+    echo.socket.close();
   }
 });
 
-test("with a timeout under one grid tick, a run still lasts about packets x timeout", async () => {
-  const server = await echo("udp4", "127.0.0.1");
+test("with a timeout under one grid tick, a run still lasts about packets x timeout (virtual time)", async () => {
+  // a silent peer: every datagram waits out its whole timeout, the longest a run can last
+  const echo = await countingEcho("udp4", "127.0.0.1", () => true);
+  const timers = new VirtualTimers();
+  const t0 = timers.now();
+  let took = -1;
   try {
-    const t0 = performance.now();
-    const r = await probeUdp(
-      { address: "127.0.0.1", port: server.address().port, timeoutMs: 20, packets: 5 },
-      { clock: new CoalescingClock() },
-    );
-    const took = performance.now() - t0;
-    assert.equal(r.received, 5);
-    // 4 gaps of 20 ms + the last reply; on the grid it would take over 420 ms
-    assert.ok(took < 300, `run took ${took.toFixed(0)} ms`);
+    const run = probeUdp(
+      { address: "127.0.0.1", port: echo.port, timeoutMs: 20, packets: 5 },
+      { clock: new CoalescingClock({ timers }) },
+    ).then((r) => {
+      took = timers.now() - t0;
+      return r;
+    });
+    await advance(timers, 2000, [echo], () => took >= 0);
+    const r = await run;
+    assert.equal(r.sent, 5);
+    assert.equal(echo.received, 5);
+    assert.equal(r.lossRatio, 1);
+    // 4 gaps of 20 ms + the last timeout + a deadline's slack; on the grid it would take over 420 ms
+    assert.ok(took >= 0 && took < 300, `run took ${took} ms`);
   } finally {
-    server.close();
+    echo.socket.close();
   }
 });
