@@ -1,6 +1,25 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { SnapshotCache } from "./snapshot-cache.ts";
+import { type Every, SnapshotCache } from "./snapshot-cache.ts";
+
+/** keepWarm's periods in virtual time: pass() runs one period's pass, as the interval would. */
+function virtualPeriods(): { every: Every; pass(): Promise<void>; running(): number } {
+  const passes = new Set<() => void>();
+  return {
+    every: (fn) => {
+      const own = () => fn();
+      passes.add(own);
+      return () => {
+        passes.delete(own);
+      };
+    },
+    async pass() {
+      for (const fn of passes) fn();
+      await new Promise((r) => setImmediate(r)); // the refreshes it started settle
+    },
+    running: () => passes.size,
+  };
+}
 
 test("fresh served as is; stale served at once with one background refresh; too old waits", async () => {
   let t = 0;
@@ -92,15 +111,17 @@ test("keepWarm refreshes recently asked snapshots once stale, leaves idle and ne
   await new Promise((r) => setImmediate(r));
   assert.equal(calls.get("viewed"), 2);
   t = 20_000; // "idle" was last asked at 0, "viewed" at 5 s; idle window 18 s
-  const stop = cache.keepWarm(5, 18_000);
-  await new Promise((r) => setTimeout(r, 60));
+  const periods = virtualPeriods();
+  const stop = cache.keepWarm(5, 18_000, periods.every);
+  for (let i = 0; i < 12; i++) await periods.pass();
   stop();
-  assert.equal(calls.get("viewed"), 3, "asked within the idle window: refreshed without a request");
+  assert.equal(calls.get("viewed"), 3, "asked within the idle window: refreshed without a request, once");
   assert.equal(calls.get("idle"), 1, "not asked for 20 s: left alone");
   assert.equal(calls.get("down"), 1, "never computed: not polled");
-  const after = calls.get("viewed");
-  await new Promise((r) => setTimeout(r, 30));
-  assert.equal(calls.get("viewed"), after, "stopped: no more refreshes");
+  assert.equal(periods.running(), 0, "stopped: no more passes");
+  t = 40_000; // "viewed" stale again: a stopped keepWarm refreshes nothing
+  await periods.pass();
+  assert.equal(calls.get("viewed"), 3, "stopped: no more refreshes");
 });
 
 test("warm computes a key before anyone asks", async () => {
@@ -154,12 +175,13 @@ test("keepWarm backs off after a failed refresh instead of polling a failing bac
   await cache.get("tcp");
   fail = true;
   t = 3000; // stale: keepWarm refreshes, the refresh fails
-  const stop = cache.keepWarm(5, 600_000);
+  const periods = virtualPeriods();
+  const stop = cache.keepWarm(5, 600_000, periods.every);
   try {
-    await new Promise((r) => setTimeout(r, 50));
+    for (let i = 0; i < 10; i++) await periods.pass();
     assert.equal(calls, 2, "one failed background refresh, then no retry within 10 s");
     t = 13_500;
-    await new Promise((r) => setTimeout(r, 50));
+    for (let i = 0; i < 10; i++) await periods.pass();
     assert.equal(calls, 3, "retried once 10 s after the failure");
     assert.equal(await cache.get("tcp"), 1, "the old snapshot is still served meanwhile");
   } finally {

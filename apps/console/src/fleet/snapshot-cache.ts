@@ -12,6 +12,16 @@
 /** After a failed refresh, the background one after it waits at least this long. */
 export const RETRY_AFTER_FAILURE_MS = 10_000;
 
+/** Runs `fn` every `ms` until the returned stop is called. */
+export type Every = (fn: () => void, ms: number) => () => void;
+
+/** Every on Node's setInterval; the timer does not keep the process alive. */
+const nodeEvery: Every = (fn, ms) => {
+  const timer = setInterval(fn, ms);
+  timer.unref();
+  return () => clearInterval(timer);
+};
+
 export class SnapshotCache<V> {
   private readonly entries = new Map<
     string,
@@ -47,10 +57,11 @@ export class SnapshotCache<V> {
    * Every `periodMs`, refreshes each snapshot asked for (or warmed) within the last `idleMs` that is no longer
    * fresh. Keys that never computed are left to get(), so an unreachable backend is not polled, and after a failed
    * refresh the next background one waits RETRY_AFTER_FAILURE_MS (or the snapshot's fresh time, if longer).
-   * Returns the stop.
+   * Returns the stop. `every` runs the pass every `periodMs` and returns its stop (default setInterval, unref'd;
+   * tests pass periods in virtual time).
    */
-  keepWarm(periodMs: number, idleMs: number): () => void {
-    const timer = setInterval(() => {
+  keepWarm(periodMs: number, idleMs: number, every: Every = nodeEvery): () => void {
+    return every(() => {
       const now = this.now();
       for (const [key, e] of this.entries)
         if (
@@ -62,8 +73,6 @@ export class SnapshotCache<V> {
         )
           this.warm(key);
     }, periodMs);
-    timer.unref();
-    return () => clearInterval(timer);
   }
 
   private isFresh(e: { took?: number }, age: number, floorMs = this.freshMs): boolean {
