@@ -1,5 +1,5 @@
 /**
- * Property-based fuzzing of every console write route (the contract's non-GET routes), as the signed-in
+ * Test helper: property-based fuzzing of every console write route (the contract's non-GET routes), as the signed-in
  * administrator through app.inject, with requests drawn from each route's zod schemas (testing/fuzz-inputs.ts).
  * Fixed seed, FUZZ_RUNS cases per route. Invariants, per request:
  * - never a 5xx;
@@ -7,6 +7,8 @@
  * - parseable JSON the schema refuses: 404 for a bad path parameter, else 400;
  * - a refused request changes nothing (users, tokens, bindings, roles, sessions, non-denied audit rows);
  * - an allowed write adds an audit row.
+ * The routes are split into shards (api/fuzz-*.test.ts), one console each, so each file stays inside the runner's
+ * per-file time limit as routes are added, and two shards run at once.
  */
 import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
@@ -14,11 +16,11 @@ import { after, before, test } from "node:test";
 import type { RouteSpec } from "@svc/contract";
 import fc from "fast-check";
 import { hashSessionId } from "../auth/sessions.ts";
-import { type FakeController, snapshotOf, startFakeController } from "../testing/fake-controller.ts";
-import { type FuzzRequest, payloadText, requestArb } from "../testing/fuzz-inputs.ts";
-import { type LocalEnv, type LocalEnvs, localEnvs } from "../testing/local-env.ts";
-import { type StoreSnapshot, snapshot } from "../testing/store-snapshot.ts";
-import { EXAMPLES, writeRoutes } from "../testing/write-examples.ts";
+import { type FakeController, snapshotOf, startFakeController } from "./fake-controller.ts";
+import { type FuzzRequest, payloadText, requestArb } from "./fuzz-inputs.ts";
+import { type LocalEnv, type LocalEnvs, localEnvs } from "./local-env.ts";
+import { type StoreSnapshot, snapshot } from "./store-snapshot.ts";
+import { EXAMPLES, writeRoutes } from "./write-examples.ts";
 
 const SEED = 18;
 const FUZZ_RUNS = Number(process.env.FUZZ_RUNS ?? 1000);
@@ -26,16 +28,6 @@ const FUZZ_RUNS = Number(process.env.FUZZ_RUNS ?? 1000);
 let envs: LocalEnvs;
 let controller: FakeController;
 let e: LocalEnv;
-before(async () => {
-  envs = await localEnvs();
-  controller = await startFakeController(snapshotOf(["a", "b"]));
-  e = await envs.env("local", `controller:\n  url: ${controller.url}\n`);
-});
-after(async () => {
-  await e?.server.stop();
-  await envs?.close();
-  await controller?.close();
-});
 
 let adminId: string | undefined;
 
@@ -96,7 +88,27 @@ function accepted(spec: RouteSpec, r: FuzzRequest): boolean {
   return body.ok && spec.body.safeParse(body.value).success;
 }
 
-for (const spec of writeRoutes) {
+/** Number of fuzz test files (api/fuzz-1.test.ts ...); route i goes to shard i % FUZZ_SHARDS. */
+export const FUZZ_SHARDS = 3;
+
+/** Registers the console, its hooks and one fuzz test per write route of `shard` (0-based). */
+export function fuzzShard(shard: number): void {
+  before(async () => {
+    envs = await localEnvs();
+    controller = await startFakeController(snapshotOf(["a", "b"]));
+    e = await envs.env("local", `controller:\n  url: ${controller.url}\n`);
+  });
+  after(async () => {
+    await e?.server.stop();
+    await envs?.close();
+    await controller?.close();
+  });
+  writeRoutes.forEach((spec, i) => {
+    if (i % FUZZ_SHARDS === shard) fuzzRoute(spec);
+  });
+}
+
+function fuzzRoute(spec: RouteSpec): void {
   test(`fuzz ${spec.method} ${spec.path} (${spec.name})`, async () => {
     const make = EXAMPLES[spec.name];
     assert.ok(make, `${spec.name}: no example in testing/write-examples.ts`);
