@@ -80,6 +80,12 @@ export const createAnnotation = route({
   access: "incidents:write",
   spec: false,
   body: AnnotationInput,
+  example: {
+    at: "2026-01-01T02:00:00Z",
+    endAt: "2026-01-01T03:00:00Z",
+    text: "switch firmware upgrade",
+    scope: "node-2",
+  },
   responses: { 201: Annotation, ...errors(400, 401, 403, 422, 503) },
 });
 
@@ -94,6 +100,12 @@ export const updateAnnotation = route({
   spec: false,
   params: AnnotationIdParams,
   body: AnnotationInput,
+  example: {
+    at: "2026-01-01T02:00:00Z",
+    endAt: "2026-01-01T03:30:00Z",
+    text: "switch firmware upgrade, ran long",
+    scope: "node-2",
+  },
   responses: { 200: Annotation, ...errors(400, 401, 403, 404, 422, 503) },
 });
 

@@ -1,7 +1,7 @@
 /** Sign-in, sign-out, the caller's identity and the OIDC round trip (spec §4.3, §5.4, §5.5, §5.7). */
 import { z } from "zod";
 import { errors } from "./errors.ts";
-import { route } from "./route.ts";
+import { LAB_ADMIN_PASSWORD, route } from "./route.ts";
 import { text } from "./strings.ts";
 
 /** How the caller was identified. */
@@ -69,6 +69,7 @@ export const login = route({
   access: "none",
   spec: false,
   body: LoginBody,
+  example: { username: "admin", password: LAB_ADMIN_PASSWORD },
   responses: { 200: MeView, ...errors(400, 401, 404, 429) },
 });
 
@@ -84,6 +85,7 @@ export const changePassword = route({
   access: "caller",
   spec: false,
   body: PasswordChangeBody,
+  example: { currentPassword: LAB_ADMIN_PASSWORD, newPassword: "a-new-long-admin-password" },
   responses: { 204: null, ...errors(400, 401, 403, 404, 422, 429) },
 });
 

@@ -7,7 +7,7 @@
  */
 import { z } from "zod";
 import { errors } from "./errors.ts";
-import { route } from "./route.ts";
+import { idFrom, route } from "./route.ts";
 import { isStorable, text } from "./strings.ts";
 
 /** Largest `params`, in bytes of its JSON (spec §8.1). */
@@ -123,7 +123,13 @@ export const createCheck = route({
   access: "checks:read",
   spec: true,
   body: CheckInput,
-  example: { name: "web https", targetId: "<id of a target>", type: "http", intervalSeconds: 30 },
+  example: {
+    name: "node-3 agent tcp",
+    targetId: idFrom("createTarget"),
+    type: "tcp",
+    sources: { nodes: ["node-1", "node-2"], zones: [] },
+    intervalSeconds: 30,
+  },
   responses: { 201: CheckDefinition, ...errors(400, 401, 403, 422, 502, 503) },
 });
 
@@ -140,7 +146,7 @@ export const updateCheck = route({
   spec: true,
   params: CheckIdParams,
   body: CheckInput,
-  example: { name: "web https", targetId: "<id of a target>", type: "http", enabled: false },
+  example: { name: "node-3 agent tcp", targetId: idFrom("createTarget"), type: "tcp", enabled: false },
   responses: { 200: CheckDefinition, ...errors(400, 401, 403, 404, 422, 502, 503) },
 });
 
@@ -170,7 +176,7 @@ export const projectCheck = route({
   body: CheckInput,
   example: {
     name: "draft",
-    targetId: "<id of a target>",
+    targetId: idFrom("createTarget"),
     type: "tcp",
     sources: { nodes: ["node-1"], zones: [] },
   },

@@ -317,7 +317,7 @@ export const importConfig = route({
     format: CONFIG_BUNDLE_FORMAT,
     version: CONFIG_BUNDLE_VERSION,
     omitted: [],
-    targets: [{ name: "example-web", address: "https://example.com/" }],
+    targets: [{ name: "node-2-agent", address: "198.18.1.12:8080" }],
   },
   responses: { 200: ImportReport, ...errors(400, 401, 403, 413, 502, 503) },
 });

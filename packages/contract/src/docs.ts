@@ -70,6 +70,10 @@ export function renderApiDocs(doc: OpenApiDocument, wsSchemas: readonly string[]
     '- Every error answers `ErrorBody`: `{ "error": { "code": "...", "message": "..." } }`; 429 carries `Retry-After`.',
     "- Input is validated against the contract: malformed query or body 400 (`invalid_input`); a path parameter that",
     "  cannot name an object 404. Strings must not contain NUL or unpaired surrogates (400). Unknown body keys: 400.",
+    "- A tutorial: every POST and PUT with a body shows an example; the examples run in order against a fresh",
+    "  `svc lab` (agents node-1, node-2, node-3) and each succeeds. Sign in with `login`'s example (the password",
+    "  `svc lab` printed), run the rest in the order below, change the password and sign out last. `<id from createX>`",
+    "  stands for the id the `createX` example answered (test/e2e/lab-examples.test.ts walks them).",
     "",
     "| Method | Path | Access | Summary |",
     "|---|---|---|---|",
@@ -102,6 +106,8 @@ export function renderApiDocs(doc: OpenApiDocument, wsSchemas: readonly string[]
     }
     const body = obj(obj(obj(op.requestBody).content)["application/json"]).schema;
     if (body !== undefined) out.push(`- body: \`${typeText(body)}\``);
+    const example = obj(obj(obj(op.requestBody).content)["application/json"]).example;
+    if (example !== undefined) out.push(`- example: \`${JSON.stringify(example)}\``);
     for (const [status, r] of Object.entries(obj(op.responses))) {
       const content = obj(obj(r).content);
       const [type] = Object.keys(content);

@@ -370,5 +370,6 @@ export const runFleetCheck = route({
   access: "runs:create",
   spec: false,
   body: FleetCheckRequest,
+  example: { source: "node-1", destination: "node-2" },
   responses: { 200: FleetCheckResult, ...errors(400, 403, 404, 429, 501, 502, 503, 504) },
 });

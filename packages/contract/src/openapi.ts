@@ -186,7 +186,11 @@ export function buildOpenApi(
       version: info.version,
       description:
         "The svc console's HTTP API. State-changing requests carried by a session cookie need the CSRF header " +
-        "(X-CSRF-Token) equal to the CSRF cookie; bearer-token requests need none. Every error answers ErrorBody.",
+        "(X-CSRF-Token) equal to the CSRF cookie; bearer-token requests need none. Every error answers ErrorBody. " +
+        "Every POST and PUT with a body carries an example: the examples run in order against a fresh `svc lab` " +
+        "(sign in with login's example first; change the password and sign out last) and each succeeds. " +
+        "`<id from createX>` stands for the id createX's example answered; the admin password is the one " +
+        "`svc lab` printed.",
     },
     paths,
     components: {

@@ -66,6 +66,7 @@ export const createBinding = route({
   access: "rbac:manage",
   spec: true,
   body: z.strictObject({ subject: text(300), role: text(128) }),
+  example: { subject: "group:netops", role: "operator" },
   responses: { 201: RoleBinding, ...errors(400, 403, 409, 422, 503) },
 });
 
@@ -108,6 +109,7 @@ export const putRole = route({
   spec: false,
   params: z.object({ name: text(64) }),
   body: z.strictObject({ permissions: z.array(text(64)).max(64) }),
+  example: { permissions: ["audit:read"] },
   responses: { 200: CustomRole, ...errors(400, 403, 409, 422, 503) },
 });
 

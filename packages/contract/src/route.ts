@@ -49,11 +49,28 @@ export interface RouteSpec {
    */
   readonly safe?: boolean;
   /**
-   * an example request body (OpenAPI `example`), valid for `body`; where it names no stored object it succeeds
-   * against a fresh `svc lab` (agents node-1, node-2, node-3), so the document doubles as a tutorial
+   * an example request body (OpenAPI `example`), valid for `body`. Every POST and PUT with a body has one, and run
+   * in the order of `routes` against a fresh `svc lab` (agents node-1, node-2, node-3) each succeeds, so the document
+   * doubles as a tutorial (test/e2e/lab-examples.test.ts); ids it cannot know are `idFrom(<an earlier route>)`
    */
   readonly example?: unknown;
 }
+
+/**
+ * In an example: the id that the example of route `name` answered. The examples run in the order of `routes`
+ * against a fresh `svc lab`, so a route's example names an object an earlier example created this way.
+ */
+export function idFrom(name: string): string {
+  return `<id from ${name}>`;
+}
+
+/** The name of an `idFrom` placeholder, or undefined for any other value. */
+export function idFromName(value: unknown): string | undefined {
+  return typeof value === "string" ? /^<id from ([A-Za-z]+)>$/.exec(value)?.[1] : undefined;
+}
+
+/** In an example: the console administrator's password that `svc lab` printed (new in each lab). */
+export const LAB_ADMIN_PASSWORD = "<the admin password svc lab printed>";
 
 /** Declares a route (identity at run time; keeps the literal types for callers and handlers). */
 export function route<const S extends RouteSpec>(spec: S): S {

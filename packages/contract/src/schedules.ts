@@ -8,7 +8,7 @@
  */
 import { z } from "zod";
 import { errors } from "./errors.ts";
-import { route } from "./route.ts";
+import { idFrom, route } from "./route.ts";
 import { text } from "./strings.ts";
 
 export const ScheduleKind = z.enum(["check", "mtr"]);
@@ -71,7 +71,7 @@ export const createSchedule = route({
   body: ScheduleInput,
   example: {
     name: "hourly trace",
-    definitionId: "<id of a check definition>",
+    definitionId: idFrom("createCheck"),
     kind: "mtr",
     intervalSeconds: 3600,
   },
@@ -91,7 +91,7 @@ export const updateSchedule = route({
   body: ScheduleInput,
   example: {
     name: "hourly trace",
-    definitionId: "<id of a check definition>",
+    definitionId: idFrom("createCheck"),
     kind: "mtr",
     intervalSeconds: 3600,
     enabled: false,

@@ -86,7 +86,7 @@ export const createTarget = route({
   access: "targets:read",
   spec: false,
   body: TargetInput,
-  example: { name: "example-web", address: "https://example.com/" },
+  example: { name: "node-3-agent", address: "198.18.1.13:8080" },
   responses: { 201: Target, ...errors(400, 401, 403, 409, 422, 503) },
 });
 
@@ -103,7 +103,7 @@ export const updateTarget = route({
   spec: false,
   params: TargetIdParams,
   body: TargetInput,
-  example: { name: "example-web", address: "https://example.org/" },
+  example: { name: "node-3-agent", address: "198.18.1.13:9090" },
   responses: { 200: Target, ...errors(400, 401, 403, 404, 409, 422, 503) },
 });
 

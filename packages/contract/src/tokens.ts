@@ -63,6 +63,7 @@ export const mintToken = route({
       .optional()
       .describe("ISO 8601; null or absent: never"),
   }),
+  example: { name: "ci-pipeline" },
   responses: { 201: MintedToken, ...errors(400, 403, 422, 503) },
 });
 

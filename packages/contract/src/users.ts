@@ -46,6 +46,7 @@ export const createUser = route({
   access: "users:manage",
   spec: true,
   body: z.strictObject({ username: text(256), password: text(1024), role: text(128) }),
+  example: { username: "alice", password: "alice-long-password", role: "operator" },
   responses: { 201: UserView, ...errors(400, 403, 404, 409, 422) },
 });
 
@@ -60,6 +61,7 @@ export const setUserRole = route({
   spec: true,
   params: UserIdParams,
   body: z.strictObject({ role: text(128) }),
+  example: { role: "viewer" },
   responses: { 200: UserView, ...errors(400, 403, 404, 409, 422) },
 });
 
@@ -113,5 +115,6 @@ export const resetUserPassword = route({
   spec: true,
   params: UserIdParams,
   body: z.strictObject({ password: text(1024) }),
+  example: { password: "alice-new-long-password" },
   responses: { 204: null, ...errors(400, 403, 404, 422) },
 });
