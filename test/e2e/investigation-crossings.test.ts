@@ -10,7 +10,7 @@ import {
   startBackfilledPrometheus,
 } from "../../apps/console/src/fleet/testdata/backfill.ts";
 import { onsetOf } from "../../apps/web/src/pages/investigate/causes.ts";
-import { crossingQueries, stepSeconds } from "../../apps/web/src/pages/investigate/crossing-queries.ts";
+import { crossingQueries, rangeOf } from "../../apps/web/src/pages/investigate/crossing-queries.ts";
 import { crossings } from "../../apps/web/src/pages/investigate/crossings.ts";
 import type { Investigation } from "../../apps/web/src/pages/investigate/params.ts";
 import type { TimelineEntry } from "../../apps/web/src/pages/investigate/timeline.ts";
@@ -111,10 +111,11 @@ describe(
       const out: TimelineEntry[] = [];
       for (const q of crossingQueries(i, targetName)) {
         const u = new URL(`${prom.url}/api/v1/query_range`);
+        const range = rangeOf(i); // as the page asks: steps laid back from the window's end
         u.searchParams.set("query", q.query);
-        u.searchParams.set("start", i.from);
-        u.searchParams.set("end", i.to);
-        u.searchParams.set("step", String(stepSeconds(i)));
+        u.searchParams.set("start", range.start);
+        u.searchParams.set("end", range.end);
+        u.searchParams.set("step", String(range.stepSeconds));
         const res = await fetch(u);
         const body = (await res.json()) as {
           status: string;

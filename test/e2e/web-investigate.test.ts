@@ -1,7 +1,7 @@
 // The Investigation page in Chromium against a console on a real database and a real Prometheus holding a pair's
 // udp loss (promtool backfill): the onset is the first step above 1 %, the rows before it are ranked as spec §4.5
-// says (a path change 90 s before, a fleet event 40 s before, a maintenance window 120 s before; an annotation is
-// in the timeline but weighs nothing), every gated or absent source is disclosed, Export JSON downloads the
+// says (a path change 90 s before, a fleet event 40 s before, a maintenance window 120 s before, and an annotation
+// 10 s before with weight 0 last), every gated or absent source is disclosed, Export JSON downloads the
 // committed parameters, rows and scores, Create maintenance holds the pair, and Save as incident opens the
 // permalink `?incident=<id>` where a row is pinned with its note.
 import assert from "node:assert/strict";
@@ -149,7 +149,7 @@ describe(
       await causes.getByRole("listitem").first().waitFor();
       assert.match((await causes.textContent()) ?? "", /Onset/);
       const items = await causes.getByRole("listitem").allTextContents();
-      assert.equal(items.length, 3, items.join("\n"));
+      assert.equal(items.length, 4, items.join("\n"));
       assert.match(
         items[0] ?? "",
         /Path change.*Path changed node-1->node-2.*90s before the onset · weight 3.*score 2\.10/,
@@ -159,6 +159,10 @@ describe(
         /Fleet event.*Check observed.*40s before the onset · weight 2.*score 1\.73/,
       );
       assert.match(items[2] ?? "", /Maintenance.*120s before the onset · weight 1.*score 0\.60/);
+      assert.match(
+        items[3] ?? "",
+        /Annotation.*switch firmware upgrade.*10s before the onset · weight 0.*score 0\.00/,
+      );
 
       const timeline = (await page.getByRole("region", { name: "Timeline" }).textContent()) ?? "";
       assert.match(timeline, /Threshold.*udp packet loss above 1% \(40%\)/);
@@ -186,6 +190,7 @@ describe(
           ["mtr-path-change", 2.1],
           ["fleet-event", 1.733],
           ["maintenance-window", 0.6],
+          ["annotation", 0],
         ],
       );
       assert.ok(doc.timeline.length >= 5);

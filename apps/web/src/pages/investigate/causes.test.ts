@@ -82,6 +82,26 @@ const cases: Case[] = [
     ranked: [["fleet-event 60", "60s before the onset · weight 2"]],
   },
   {
+    rule: "1: onset by RTT: the first point above twice the window median",
+    rows: [
+      ...crossings({
+        signal: "rtt",
+        name: "tcp connect time",
+        query: "q",
+        points: [
+          [ONSET / 1000 - 45, 0.005],
+          [ONSET / 1000 - 30, 0.005],
+          [ONSET / 1000 - 15, 0.01], // exactly twice the median: not above
+          [ONSET / 1000, 0.03],
+          [ONSET / 1000 + 15, 0.005],
+        ],
+      }),
+      row("k8s-event", 20),
+    ],
+    onset: at(0),
+    ranked: [["k8s-event 20", "20s before the onset · weight 3"]],
+  },
+  {
     rule: "2: candidates are rows 0-300 s before the onset, both ends in; later or older rows are not",
     rows: [onsetRow, row("k8s-event", 0), row("k8s-event", 300), row("k8s-event", 301), row("k8s-event", -1)],
     onset: at(0),
@@ -91,7 +111,7 @@ const cases: Case[] = [
     ],
   },
   {
-    rule: "3: weights path change 3, k8s event 3, fleet event 2, audit row 2, maintenance 1, all else unranked",
+    rule: "3: weights path change 3, k8s event 3, fleet event 2, audit row 2, maintenance 1, all else 0",
     rows: [
       onsetRow,
       row("mtr-path-change", 60),
@@ -111,6 +131,10 @@ const cases: Case[] = [
       ["fleet-event 60", "60s before the onset · weight 2"],
       ["POST /api/v1/checks by alice", "60s before the onset · weight 2"],
       ["maintenance-window 60", "60s before the onset · weight 1"],
+      // weight 0: candidates with score 0, last; threshold crossings are the symptom, never candidates
+      ["annotation 60", "60s before the onset · weight 0"],
+      ["diagnostic-run 60", "60s before the onset · weight 0"],
+      ["firing-alert 60", "60s before the onset · weight 0"],
     ],
   },
   {
@@ -190,6 +214,11 @@ test("§4.5 rule 5: delta is whole seconds, the score uses the delta the label s
   assert.equal(r.causes[0]?.deltaSeconds, 30);
   assert.equal(r.causes[0]?.label, causeLabel(30, 3));
   assert.equal(r.causes[0]?.score, 3 * (1 - 30 / CANDIDATE_WINDOW_S));
+});
+
+test("§4.5 rule 2: the onset's own threshold crossing and earlier info crossings are not candidates", () => {
+  const r = rankCauses([row("threshold-crossing", 30, { severity: "info", title: "back under" }), onsetRow]);
+  assert.deepEqual(r.causes, []);
 });
 
 test("weights table is §4.5 point 3", () => {

@@ -6,7 +6,8 @@
  * 4. excluded audit rows (marked `excluded` by audit-rows.ts) are never ranked;
  * 5. score = weight x (1 - delta / window); label `{delta}s before the onset · weight {weight}`.
  * Delta is counted in whole seconds (rounded), and the score uses the same figure the label shows. Rows of weight 0
- * score 0 whatever their delta, so they are not listed. Order: score, then the nearer row, then the heavier kind.
+ * (annotations, runs, firing alerts) are candidates too and rank last with score 0; threshold crossings are not
+ * candidates (they are the symptom the onset is read from). Order: score, then the nearer row, then the heavier kind.
  */
 import type { TimelineEntry, TimelineKind } from "./timeline.ts";
 
@@ -65,9 +66,8 @@ export function rankCauses(rows: readonly TimelineEntry[]): Ranking {
   const onsetMs = Date.parse(onset);
   const causes: RankedCause[] = [];
   for (const entry of rows) {
-    if (entry.excluded) continue;
+    if (entry.excluded || entry.kind === "threshold-crossing") continue;
     const weight = Object.hasOwn(WEIGHTS, entry.kind) ? WEIGHTS[entry.kind] : 0;
-    if (weight <= 0) continue;
     const t = Date.parse(entry.timestamp);
     if (Number.isNaN(t)) continue;
     const deltaSeconds = Math.round((onsetMs - t) / 1000);

@@ -117,3 +117,14 @@ export function crossingQueries(i: Investigation, targetName?: string): Query[] 
 export function stepSeconds(i: Investigation): number {
   return Math.max(15, Math.ceil((Date.parse(i.to) - Date.parse(i.from)) / 1000 / 240));
 }
+
+/**
+ * The range query of a window: steps laid back from `to`, so the last point is the window's end (the newest trouble
+ * is never a step short); the first may fall before `from` and is dropped by the caller (inWindow).
+ */
+export function rangeOf(i: Investigation): { start: string; end: string; stepSeconds: number } {
+  const step = stepSeconds(i);
+  const to = Date.parse(i.to);
+  const n = Math.ceil((to - Date.parse(i.from)) / 1000 / step);
+  return { start: new Date(to - n * step * 1000).toISOString(), end: i.to, stepSeconds: step };
+}

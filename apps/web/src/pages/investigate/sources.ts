@@ -6,7 +6,7 @@
 import * as c from "@svc/contract";
 import { type ApiClient, ApiError } from "../../api/client.tsx";
 import { auditTimeline } from "./audit-rows.ts";
-import { crossingQueries, stepSeconds } from "./crossing-queries.ts";
+import { crossingQueries, rangeOf } from "./crossing-queries.ts";
 import { crossings } from "./crossings.ts";
 import { type Investigation, pairEnds } from "./params.ts";
 import type { TimelineEntry, TimelineSeverity } from "./timeline.ts";
@@ -337,11 +337,11 @@ const thresholds: Source = {
   async read(i, env) {
     const rows: TimelineEntry[] = [];
     for (const q of crossingQueries(i, env.targetName)) {
-      const r = await env.api.call(c.queryMetricsRange, {
-        body: { query: q.query, start: i.from, end: i.to, stepSeconds: stepSeconds(i) },
-      });
+      const r = await env.api.call(c.queryMetricsRange, { body: { query: q.query, ...rangeOf(i) } });
       const series = (r.result as { values?: [number, string][] }[] | undefined)?.[0]?.values ?? [];
-      rows.push(...crossings({ ...q, points: series.map(([t, v]) => [t, Number(v)] as const) }));
+      const from = Date.parse(i.from) / 1000;
+      const points = series.filter(([t]) => t >= from).map(([t, v]) => [t, Number(v)] as const);
+      rows.push(...crossings({ ...q, points }));
     }
     return rows;
   },

@@ -1,0 +1,171 @@
+// Issue 23 end to end in a real `svc lab` (3 agents in network namespaces, the real controller and Prometheus, the
+// console on PGlite), signed in as the lab's admin in Chromium: an annotation on node-1 -> node-2, then 60 % udp
+// loss on that pair; the Investigation page for the pair shows the onset (the first step with loss above 1 %) and
+// ranks the annotation and the audit row of writing it with the §4.5 label and score; Export JSON downloads
+// `investigation-<from>.json` with them; Save as incident opens `/investigate?incident=<id>`, which shows the same
+// window and ranking again.
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { after, before, describe, test } from "node:test";
+import { Lab } from "@svc/lab";
+import type { Browser, Page } from "playwright-core";
+import { eventually, needsBinary, needsRoot, skipUnless } from "../helpers/env.ts";
+import { browserMissing, ensureWebBuilt, launchChromium, screenshot } from "./web-harness.ts";
+
+const PROMETHEUS = "/usr/bin/prometheus";
+
+describe(
+  "lab: an annotation, then a fault, investigated",
+  skipUnless(needsRoot(), browserMissing(), needsBinary(PROMETHEUS)),
+  () => {
+    let lab: Lab;
+    let browser: Browser;
+    let page: Page;
+    const url = (path: string) => `${lab.consoleUrl}${path}`;
+
+    before(async () => {
+      ensureWebBuilt();
+      lab = new Lab({
+        agents: 3,
+        netns: true,
+        prometheus: PROMETHEUS,
+        scrapeIntervalSeconds: 2,
+        config: { checkers: { udp: { interval: "2s" } } },
+      });
+      await lab.start();
+      browser = await launchChromium();
+      page = await (
+        await browser.newContext({ viewport: { width: 1280, height: 1000 }, acceptDownloads: true })
+      ).newPage();
+      page.setDefaultTimeout(20_000);
+      const admin = lab.consoleAdmin;
+      assert.ok(admin, "the lab started its console");
+      await page.goto(url("/investigate"));
+      await page.getByLabel("Username").fill(admin.username);
+      await page.getByLabel("Password").fill(admin.password);
+      await page.getByRole("button", { name: "Sign in" }).click();
+      await page.getByRole("heading", { level: 1, name: "Investigate" }).waitFor();
+    });
+    after(async () => {
+      await browser?.close();
+      await lab?.stop();
+    });
+
+    /** The pair's udp loss now, from the lab's Prometheus. */
+    async function loss(): Promise<number | undefined> {
+      const q = encodeURIComponent(
+        'max(svc_udp_packet_loss_ratio{source_node="node-1",destination_node="node-2"})',
+      );
+      const r = (await (await fetch(`${lab.prometheusUrl}/api/v1/query?query=${q}`)).json()) as {
+        data: { result: { value: [number, string] }[] };
+      };
+      const v = r.data.result[0]?.value[1];
+      return v === undefined ? undefined : Number(v);
+    }
+
+    test("the onset, the annotation ranked with its §4.5 label, export, Save as incident and its permalink", async () => {
+      // a healthy pair first: the window's only crossing is the fault's
+      await eventually(
+        "node-1 -> node-2 measured without loss",
+        async () => ((await loss()) === 0 ? true : undefined),
+        90_000,
+      );
+      const from = new Date(Date.now() - 60_000).toISOString();
+      const status = await page.evaluate(async () => {
+        const csrf =
+          /(?:^|; )[^=]*_csrf=([^;]*)/.exec(
+            (globalThis as unknown as { document: { cookie: string } }).document.cookie,
+          )?.[1] ?? "";
+        const r = await fetch("/api/v1/annotations", {
+          method: "POST",
+          headers: { "content-type": "application/json", "x-csrf-token": decodeURIComponent(csrf) },
+          body: JSON.stringify({
+            at: new Date().toISOString(),
+            text: "switch firmware upgrade",
+            scope: "node-1->node-2",
+          }),
+        });
+        return r.status;
+      });
+      assert.equal(status, 201);
+      await new Promise((r) => setTimeout(r, 5_000));
+      await lab.fault({ kind: "loss", from: "node-1", to: "node-2", protocol: "udp", percent: 60 });
+      await eventually(
+        "the loss reaches Prometheus",
+        async () => (((await loss()) ?? 0) > 0.01 ? true : undefined),
+        60_000,
+      );
+      await new Promise((r) => setTimeout(r, 4_000));
+      const to = new Date().toISOString();
+      const search = new URLSearchParams({ kind: "pair", scope: "node-1->node-2", from, to });
+      await page.goto(url(`/investigate?${search}`));
+      const causes = page.getByRole("region", { name: "Likely causes" });
+      await causes
+        .getByRole("listitem")
+        .first()
+        .waitFor()
+        .catch(async (e: unknown) => {
+          await screenshot(page, "lab-investigate-no-causes");
+          throw e;
+        });
+      assert.match((await causes.textContent()) ?? "", /Onset/);
+      const items = await causes.getByRole("listitem").allTextContents();
+      const annotation = items.find((t) => t.includes("switch firmware upgrade"));
+      const audit = items.find((t) => t.includes("POST /api/v1/annotations"));
+      assert.match(
+        annotation ?? "",
+        /Annotation.*\d+s before the onset · weight 0.*score 0\.00/,
+        items.join("\n"),
+      );
+      const m = /(\d+)s before the onset · weight 2.*score (\d\.\d\d)/.exec(audit ?? "");
+      assert.ok(m, items.join("\n"));
+      const delta = Number(m[1]);
+      assert.ok(delta >= 5 && delta <= 60, `the annotation was written ${delta} s before the onset`);
+      assert.equal(m[2], (2 * (1 - delta / 300)).toFixed(2));
+      const timeline = (await page.getByRole("region", { name: "Timeline" }).textContent()) ?? "";
+      assert.match(timeline, /udp packet loss above 1%/);
+
+      const [download] = await Promise.all([
+        page.waitForEvent("download"),
+        page.getByRole("button", { name: "Export JSON" }).click(),
+      ]);
+      assert.equal(
+        download.suggestedFilename(),
+        `investigation-${new Date(from).toISOString().replace(/:/g, "-")}.json`,
+      );
+      const doc = JSON.parse(readFileSync((await download.path()) as string, "utf8")) as {
+        parameters: Record<string, string>;
+        onset: string;
+        causes: { kind: string; title: string; score: number; label: string }[];
+      };
+      assert.deepEqual(doc.parameters, {
+        kind: "pair",
+        scope: "node-1->node-2",
+        from: new Date(from).toISOString(),
+        to: new Date(to).toISOString(),
+      });
+      assert.ok(
+        doc.causes.some((c) => c.kind === "annotation" && c.score === 0 && /weight 0$/.test(c.label)),
+      );
+      assert.ok(
+        doc.causes.some((c) => c.kind === "audit-row" && c.label === `${delta}s before the onset · weight 2`),
+      );
+      await screenshot(page, "lab-investigate");
+
+      await page
+        .getByRole("form", { name: "Save as incident" })
+        .getByLabel("Title")
+        .fill("udp loss node-1 to node-2");
+      await page.getByRole("button", { name: "Save as incident" }).click();
+      await page.waitForURL(/\/investigate\?incident=[^&]+$/);
+      await page.getByText("Incident: udp loss node-1 to node-2").waitFor();
+      await page.getByRole("region", { name: "Likely causes" }).getByRole("listitem").first().waitFor();
+      const again = await page
+        .getByRole("region", { name: "Likely causes" })
+        .getByRole("listitem")
+        .allTextContents();
+      assert.deepEqual(again, items, "the permalink shows the same window and ranking");
+      await lab.heal();
+    });
+  },
+);
