@@ -245,12 +245,25 @@ describe(
       await screenshot(page, "investigate-incident");
     });
 
-    test("bad parameters are refused in words and nothing is read", async () => {
+    test("bad parameters are refused in words; the Time Machine leaves only Export", async () => {
       const page = await open(`/investigate?kind=pair&scope=node-1&from=${FROM}&to=${TO}`);
       await page.getByText("Write a pair of nodes as <source>-><destination>.").waitFor();
       assert.equal(await page.getByRole("region", { name: "Timeline" }).count(), 0);
       const unknown = await open("/investigate?incident=no-such-incident");
       await unknown.getByText("No such incident").waitFor();
+      // under the Time Machine the view is read-only: Export stays, Save as incident and Create maintenance go
+      const search = new URLSearchParams({
+        kind: "pair",
+        scope: "node-1->node-2",
+        from: FROM,
+        to: TO,
+        at: TO,
+      });
+      const past = await open(`/investigate?${search}`);
+      await past.getByText("The Time Machine is on: saving and creating maintenance are off.").waitFor();
+      assert.equal(await past.getByRole("button", { name: "Export JSON" }).count(), 1);
+      assert.equal(await past.getByRole("button", { name: "Save as incident" }).count(), 0);
+      assert.equal(await past.getByRole("button", { name: "Create maintenance" }).count(), 0);
     });
   },
 );
