@@ -391,6 +391,11 @@ export class ConsoleServer {
     return this.webhooks.gate?.heldCount() ?? 0;
   }
 
+  /** Settles when the TCP matrix computed at start (for the Matrix page's first viewer) is ready or failed. */
+  whenFleetWarm(): Promise<void> {
+    return this.fleet.warmedUp;
+  }
+
   /** Resolves when the store is ready (at once without one); rejects on a fatal store problem. */
   whenReady(): Promise<void> {
     return this.storeReady;

@@ -258,7 +258,9 @@ test(
       `prometheus:\n  url: ${fx.prometheusUrl}\ncontroller:\n  url: ${fx.controllerUrl}\n`,
     );
     try {
-      await new Promise((r) => setTimeout(r, 1000));
+      // the start-up computation has ended (however long a loaded machine took), then the first viewer comes
+      await fresh.whenFleetWarm();
+      await new Promise((r) => setTimeout(r, 5)); // a request strictly after it, on a millisecond clock
       const asked = Date.now();
       const read = async (p: string) =>
         (await (await fetch(`${fresh.httpUrl}/api/v1/fleet/matrix?protocol=${p}`)).json()) as FleetMatrix;

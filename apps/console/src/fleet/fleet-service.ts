@@ -66,6 +66,8 @@ export class FleetService {
   private readonly rules: RulesDetector;
   private readonly matrices: SnapshotCache<FleetMatrix>;
   private stopWarm: (() => void) | undefined;
+  /** Settles when the start-up computation of the TCP matrix has ended (at once when none runs). */
+  warmedUp: Promise<void> = Promise.resolve();
 
   constructor(private readonly opts: FleetServiceOptions) {
     const p = opts.prometheus;
@@ -94,7 +96,7 @@ export class FleetService {
    */
   start(): void {
     if (!this.prom || this.stopWarm) return;
-    this.matrices.warm("tcp");
+    this.warmedUp = this.matrices.warm("tcp");
     this.stopWarm = this.matrices.keepWarm(1000, MATRIX_KEEP_WARM_MS);
   }
 

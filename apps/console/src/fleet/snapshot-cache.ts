@@ -48,9 +48,15 @@ export class SnapshotCache<V> {
     return this.refresh(key);
   }
 
-  /** Starts computing `key` now unless a refresh runs (a failure is dropped; the next get() retries). */
-  warm(key: string): void {
-    this.refresh(key).catch(() => {});
+  /**
+   * Starts computing `key` now unless a refresh runs (a failure is dropped; the next get() retries). The returned
+   * promise settles (never rejects) when that refresh has ended.
+   */
+  warm(key: string): Promise<void> {
+    return this.refresh(key).then(
+      () => {},
+      () => {},
+    );
   }
 
   /**
