@@ -2,10 +2,11 @@ import assert from "node:assert/strict";
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import http from "node:http";
-import net from "node:net";
+import type net from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
+import { freePort } from "@svc/lab";
 import { ExternalCheckRunner } from "../../apps/agent/src/external/external-check-runner.ts";
 import { MetricRegistry } from "../../apps/agent/src/metrics/store/registry.ts";
 import { probeDns } from "../../apps/agent/src/probes/dns.ts";
@@ -17,14 +18,6 @@ import { eventually, needsBinary, skipUnless } from "../helpers/env.ts";
 
 const PROMETHEUS = "/usr/bin/prometheus";
 const AGENT_ID = "edge-agent-1";
-
-async function freePort(): Promise<number> {
-  const s = net.createServer();
-  await new Promise<void>((r) => s.listen(0, "127.0.0.1", r));
-  const { port } = s.address() as net.AddressInfo;
-  await new Promise<void>((r) => s.close(() => r()));
-  return port;
-}
 
 interface PromTarget {
   labels: Record<string, string>;
