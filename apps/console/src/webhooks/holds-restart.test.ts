@@ -245,3 +245,42 @@ test("a close that passed while the console was down is judged after the new pol
     await second.server.stop();
   }
 });
+
+test("a console restarted while an alert fires sends nothing on its first poll (baseline), then tells the resolve", async () => {
+  const { db, schema } = await dbs.fresh();
+  alerts = [];
+  received.length = 0;
+  const first = await consoleAt(db, T0);
+  const alert = firing(["node-1", "node-2"], T0 + 10 * SEC);
+  try {
+    await new WebhookEndpoints(db, () => T0, SecretBox.fromFile(keyFile)).create(
+      { url: hookUrl, events: ["alert.fired", "alert.resolved"], enabled: true, secret: SECRET },
+      ACTOR,
+    );
+    const p0 = polls;
+    first.clock.advance(0);
+    await until(() => polls > p0, "the baseline poll");
+    alerts = [alert];
+    await advanceTo(first.clock, T0 + MIN);
+    await until(() => received.length === 1, "alert.fired delivered");
+  } finally {
+    await first.server.stop();
+  }
+  const event = (i: number) => (JSON.parse(received[i]?.body.toString() ?? "{}") as { event?: string }).event;
+  assert.equal(event(0), "alert.fired");
+  const second = await consoleAt(await dbs.reopen(schema), T0 + 2 * MIN);
+  try {
+    const p1 = polls;
+    second.clock.advance(0);
+    await until(() => polls > p1, "the restarted console's first poll");
+    await advanceTo(second.clock, T0 + 4 * MIN);
+    assert.equal(received.length, 1, "the still-firing alert is the baseline: not fired again");
+    alerts = [];
+    await advanceTo(second.clock, T0 + 5 * MIN);
+    await until(() => received.length === 2, "alert.resolved delivered");
+    assert.equal(event(1), "alert.resolved");
+    for (const r of received) assert.ok(verifySignature(SECRET, r.body, r.signature));
+  } finally {
+    await second.server.stop();
+  }
+});
