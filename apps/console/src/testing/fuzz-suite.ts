@@ -12,6 +12,7 @@
  */
 import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
+import { readdirSync } from "node:fs";
 import { after, before, test } from "node:test";
 import type { RouteSpec } from "@svc/contract";
 import fc from "fast-check";
@@ -89,7 +90,7 @@ function accepted(spec: RouteSpec, r: FuzzRequest): boolean {
 }
 
 /** Number of fuzz test files (api/fuzz-1.test.ts ...); route i goes to shard i % FUZZ_SHARDS. */
-export const FUZZ_SHARDS = 3;
+export const FUZZ_SHARDS = 4;
 
 /** Registers the console, its hooks and one fuzz test per write route of `shard` (0-based). */
 export function fuzzShard(shard: number): void {
@@ -106,6 +107,12 @@ export function fuzzShard(shard: number): void {
   writeRoutes.forEach((spec, i) => {
     if (i % FUZZ_SHARDS === shard) fuzzRoute(spec);
   });
+  if (shard === 0)
+    test("one fuzz file per shard: no write route goes unfuzzed", () => {
+      const dir = new URL("../api/", import.meta.url);
+      const files = readdirSync(dir).filter((f) => /^fuzz-\d+\.test\.ts$/.test(f));
+      assert.equal(files.length, FUZZ_SHARDS, files.join(", "));
+    });
 }
 
 function fuzzRoute(spec: RouteSpec): void {
