@@ -8,37 +8,28 @@
  */
 import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { after, before, test } from "node:test";
 import { INCIDENT_EXAMPLE, type Incident, PIN_EXAMPLE } from "@svc/contract";
 import { startConsole } from "../testing/harness.ts";
 import { browser, type LocalEnv, type LocalEnvs, localEnvs, w } from "../testing/local-env.ts";
 import { roleCallers, TOKEN_HEADER } from "../testing/role-callers.ts";
+import { type Delivery, startWebhookReceiver, type WebhookReceiver } from "../testing/webhook-receiver.ts";
 import { verifySignature } from "../webhooks/sign.ts";
 
 const SECRET = "incident-signing-secret-0123456789";
 let envs: LocalEnvs;
-let receiver: Server;
+let receiver: WebhookReceiver;
 let hookUrl = "";
-const received: { body: Buffer; signature: string | undefined }[] = [];
+let received: Delivery[] = [];
 
 before(async () => {
   envs = await localEnvs();
-  receiver = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on("data", (c: Buffer) => chunks.push(c));
-    req.on("end", () => {
-      received.push({ body: Buffer.concat(chunks), signature: req.headers["x-svc-signature"] as string });
-      res.writeHead(204);
-      res.end();
-    });
-  });
-  await new Promise<void>((r) => receiver.listen(0, "127.0.0.1", r));
-  hookUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
+  receiver = await startWebhookReceiver();
+  hookUrl = receiver.url;
+  received = receiver.received;
 });
 after(async () => {
-  await new Promise<void>((r) => receiver.close(() => r()));
+  await receiver.close();
   await envs.close();
 });
 

@@ -20,6 +20,7 @@ import type { Db } from "../store/db.ts";
 import { startConsole } from "../testing/harness.ts";
 import { type TestDatabases, testDatabases } from "../testing/test-db.ts";
 import { VirtualScheduler, waitAdvancing } from "../testing/virtual-scheduler.ts";
+import { type Delivery, startWebhookReceiver, type WebhookReceiver } from "../testing/webhook-receiver.ts";
 import { WebhookEndpoints } from "./endpoints.ts";
 import { SecretBox } from "./secret-box.ts";
 import { verifySignature } from "./sign.ts";
@@ -33,9 +34,9 @@ const ACTOR = { subject: "local:t", subjectDisplay: "t", action: "test", remoteA
 let dbs: TestDatabases;
 let dir: string;
 let keyFile: string;
-let hooks: Server;
+let hooks: WebhookReceiver;
 let hookUrl = "";
-const received: { body: Buffer; signature: string | undefined }[] = [];
+let received: Delivery[] = [];
 let prom: Server;
 let promUrl = "";
 let alerts: PrometheusAlert[] = [];
@@ -52,15 +53,9 @@ before(async () => {
   dir = mkdtempSync(join(tmpdir(), "svc-holds-"));
   keyFile = join(dir, "key");
   writeFileSync(keyFile, randomBytes(32).toString("base64"));
-  hooks = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on("data", (c: Buffer) => chunks.push(c));
-    req.on("end", () => {
-      received.push({ body: Buffer.concat(chunks), signature: req.headers["x-svc-signature"] as string });
-      res.writeHead(204).end();
-    });
-  });
-  hookUrl = `${await listen(hooks)}/hook`;
+  hooks = await startWebhookReceiver();
+  hookUrl = hooks.url;
+  received = hooks.received;
   prom = createServer((req, res) => {
     if (req.url !== "/api/v1/alerts") return void res.writeHead(404).end();
     polls++;
@@ -70,7 +65,7 @@ before(async () => {
   promUrl = await listen(prom);
 });
 after(async () => {
-  await new Promise((r) => hooks.close(r));
+  await hooks.close();
   await new Promise((r) => prom.close(r));
   await dbs.close();
   rmSync(dir, { recursive: true, force: true });

@@ -5,12 +5,11 @@
  * and no response, while the deliveries that reached the receiver verify with it.
  */
 import assert from "node:assert/strict";
-import { createServer } from "node:http";
-import type { AddressInfo } from "node:net";
 import { test } from "node:test";
 import { WEBHOOK_EXAMPLE, type WebhookEndpoint } from "@svc/contract";
 import type { ConsoleLogger } from "../log.ts";
 import { localEnvs, w } from "../testing/local-env.ts";
+import { startWebhookReceiver } from "../testing/webhook-receiver.ts";
 import { verifySignature } from "./sign.ts";
 
 const SECRET = "secret-never-logged-0123456789abcdef";
@@ -28,22 +27,8 @@ test("the signing secret is in no log line, response or export", async () => {
     warn: capture("warn"),
     error: capture("error"),
   };
-  const received: { body: Buffer; signature: string | undefined }[] = [];
-  const answers = [500, 204];
-  const receiver = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on("data", (c: Buffer) => chunks.push(c));
-    req.on("end", () => {
-      received.push({
-        body: Buffer.concat(chunks),
-        signature: req.headers["x-svc-signature"] as string | undefined,
-      });
-      res.writeHead(answers.shift() ?? 204);
-      res.end();
-    });
-  });
-  await new Promise<void>((r) => receiver.listen(0, "127.0.0.1", r));
-  const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
+  const receiver = await startWebhookReceiver([500, 204]);
+  const { url, received } = receiver;
   const envs = await localEnvs();
   try {
     const e = await envs.env("local", "", { logger });
@@ -64,7 +49,7 @@ test("the signing secret is in no log line, response or export", async () => {
       assert.equal(bad.status, 400);
       responses.push(bad.body);
       // the receiver goes away: the next send test fails to connect
-      await new Promise<void>((r) => receiver.close(() => r()));
+      await receiver.close();
       responses.push((await w(a, "POST", `/api/v1/webhooks/${ep.id}/test`)).body);
       responses.push((await a.request("GET", "/api/v1/webhooks")).body);
       responses.push((await a.request("GET", "/api/v1/export")).body);
@@ -79,7 +64,7 @@ test("the signing secret is in no log line, response or export", async () => {
       await e.server.stop();
     }
   } finally {
-    if (receiver.listening) await new Promise<void>((r) => receiver.close(() => r()));
+    await receiver.close();
     await envs.close();
   }
 });

@@ -8,8 +8,6 @@
 import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
@@ -18,6 +16,7 @@ import { startConsole } from "../testing/harness.ts";
 import { browser, createUser, type LocalEnvs, localEnvs, login, w } from "../testing/local-env.ts";
 import { testDatabases } from "../testing/test-db.ts";
 import { VirtualScheduler, waitAdvancing } from "../testing/virtual-scheduler.ts";
+import { type Delivery, startWebhookReceiver, type WebhookReceiver } from "../testing/webhook-receiver.ts";
 import { WebhookDispatcher } from "./dispatcher.ts";
 import { WebhookEndpoints } from "./endpoints.ts";
 import { SecretBox } from "./secret-box.ts";
@@ -26,30 +25,19 @@ import { verifySignature } from "./sign.ts";
 
 const SECRET = "a-long-signing-secret-0123456789";
 let envs: LocalEnvs;
-let receiver: Server;
+let receiver: WebhookReceiver;
 let hookUrl = "";
 let answers: number[] = [];
-const received: { body: Buffer; signature: string | undefined }[] = [];
+let received: Delivery[] = [];
 
 before(async () => {
   envs = await localEnvs();
-  receiver = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on("data", (c: Buffer) => chunks.push(c));
-    req.on("end", () => {
-      received.push({
-        body: Buffer.concat(chunks),
-        signature: req.headers["x-svc-signature"] as string | undefined,
-      });
-      res.writeHead(answers.shift() ?? 204);
-      res.end();
-    });
-  });
-  await new Promise<void>((r) => receiver.listen(0, "127.0.0.1", r));
-  hookUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
+  receiver = await startWebhookReceiver();
+  ({ received, answers } = receiver);
+  hookUrl = receiver.url;
 });
 after(async () => {
-  await new Promise<void>((r) => receiver.close(() => r()));
+  await receiver.close();
   await envs.close();
 });
 
@@ -87,7 +75,7 @@ test("endpoints: CRUD, secret write-only and sealed, bad input, permissions, sen
     const first = received[0];
     assert.ok(first && verifySignature(SECRET, first.body, first.signature));
     assert.equal((JSON.parse(first.body.toString()) as { event: string }).event, "webhook.test");
-    answers = [500];
+    answers.splice(0, answers.length, 500);
     const t2 = await w(a, "POST", `/api/v1/webhooks/${ep.id}/test`);
     assert.deepEqual(
       [(t2.body as { ok: boolean }).ok, (t2.body as { error: string }).error],
@@ -203,7 +191,7 @@ test("dispatcher: fired and resolved reach subscribed enabled endpoints, signed,
     });
     const dispatcher = new WebhookDispatcher(endpoints, sender, clock.now.bind(clock));
     received.length = 0;
-    answers = [500, 204, 204];
+    answers.splice(0, answers.length, 500, 204, 204);
     const labels = { alertname: "svc_udp_loss", svc_rule_id: "r1", source_node: "a" };
     await dispatcher.transitions([
       {
