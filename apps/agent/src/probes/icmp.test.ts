@@ -32,6 +32,25 @@ function runInNs(ns: string, addresses: string[], wrap: string[] = [], env: Reco
   return JSON.parse(out.trim().split("\n").pop() ?? "{}") as NsOutput;
 }
 
+/**
+ * A fresh veth drops what is sent before the kernel's link watcher attaches its queue (noop qdisc until then, up to
+ * a second later on a busy machine) and the first packets wait on neighbour discovery: iputils ping retries until one
+ * echo comes back, so the prober's own three are judged on a link that is up.
+ */
+function awaitFirstReply(ns: string, address: string): void {
+  for (let attempt = 0; attempt < 20; attempt++) {
+    try {
+      execFileSync("ip", ["netns", "exec", ns, "ping", "-n", "-q", "-c", "1", "-W", "1", address], {
+        stdio: "pipe",
+      });
+      return;
+    } catch {
+      // no reply yet: the link is still coming up
+    }
+  }
+  throw new Error(`${address} never answered iputils ping from ${ns}`);
+}
+
 /** Both ways replies are read: as they arrive (plain timers), and at the start of each clock batch. */
 const CLOCKS: readonly (readonly [string, () => ProbeClock])[] = [
   ["plain timers (socket watched)", () => timerClock],
@@ -94,6 +113,7 @@ test("loss 1 to a namespace that drops icmp; dgram sockets when ping_group_range
       sh("ip", ["-n", ns, "link", "set", dev, "up"]);
     }
     const targets = ["198.18.78.2", "fd00:198:18::78:2"];
+    for (const t of targets) awaitFirstReply(a, t);
     // Reachable first, from a raw socket (ping_group_range of a new namespace is "1 0": nobody).
     const open = runInNs(a, targets);
     assert.equal(open.kind4, "icmp-raw");
