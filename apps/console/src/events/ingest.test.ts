@@ -206,6 +206,37 @@ test("a standby's `not the leader` is left for the leader (re-dialled, as agents
   }
 });
 
+test("unfed for ten minutes, the replica is fed again within 15 s of the stream returning (spec §6.2)", async () => {
+  const b = dbs.backends[dbs.backends.length - 1] as DbBackend;
+  let leading = false;
+  // a controller that answers but refuses the stream (`not the leader`): each refusal is a failed attempt, so the
+  // backoff grows to its longest wait before the stream returns
+  const ctl = await controller({ isLeader: () => leading });
+  const env = await consoleFor(b, ctl, ctl.grpcPort);
+  const waiting = () => env.server.history.ingester?.streamState() === "waiting";
+  try {
+    const until = env.scheduler.now() + 600_000;
+    while (env.scheduler.now() < until) {
+      await waitUntil(waiting, "the refused attempt ended");
+      env.scheduler.advance(1000);
+    }
+    assert.equal(connected(env.server), false);
+    leading = true;
+    const returned = env.scheduler.now();
+    // virtual time moves only while the ingester waits on it, never during a real attempt
+    while (!connected(env.server)) {
+      await waitUntil(() => waiting() || connected(env.server), "the attempt ended");
+      if (connected(env.server)) break;
+      env.scheduler.advance(100);
+    }
+    const took = env.scheduler.now() - returned;
+    assert.ok(took <= 15_000, `fed again ${took} ms after the stream returned`);
+  } finally {
+    await env.server.stop();
+    await ctl.stop();
+  }
+});
+
 test("baselines on connect and hourly rebuild past topology: a node that has left is there at the earlier instant", async () => {
   const b = dbs.backends[dbs.backends.length - 1] as DbBackend;
   const ctl = await controller();

@@ -1,6 +1,7 @@
 /**
  * EventIngester: this console replica's subscription to the controller's event stream (EventService.Subscribe,
- * spec §6.1), kept open by the agents' ReconnectingStream (backoff 2 s doubling to 30 s with jitter; after a
+ * spec §6.1), kept open by the agents' ReconnectingStream (backoff 1 s doubling to 12 s, jitter taking off up to
+ * 25 %, so a replica is fed again within 15 s of the stream returning, spec §6.2; after a
  * standby's UNAVAILABLE `not the leader` the channel is re-dialled, so the next attempt reaches whichever replica
  * the address leads to now, as agents follow the leader; a restarted controller is reconnected to as soon as it
  * answers). Each (re)connect resumes with `after` = the last sequence number received per topic.
@@ -16,7 +17,7 @@
  */
 
 import { CONTROLLER_CHANNEL_OPTIONS, ControllerChannel } from "@svc/agent/controller-channel";
-import { ReconnectingStream } from "@svc/agent/reconnecting-stream";
+import { ReconnectingStream, type StreamState } from "@svc/agent/reconnecting-stream";
 import type { FeedEvent } from "@svc/contract";
 import {
   createEventServiceClient,
@@ -69,11 +70,18 @@ export interface EventIngesterOptions {
   clock?: Scheduler;
   baselineEveryMs?: number;
   baselineRetryMs?: number;
-  /** reconnect backoff; default the agents' (2 s doubling to 30 s, up to 25 % jitter) */
+  /** reconnect backoff; default INGEST_BACKOFF */
   backoff?: { initialMs: number; maxMs: number; jitter: number };
   random?: () => number;
   logger?: ConsoleLogger;
 }
+
+/**
+ * Reconnect backoff of the event stream: the longest wait is 12 s (jitter only shortens it), which leaves 3 s for the
+ * attempt itself, so an unfed replica (Matrix and Topology polling) is fed again within 15 s of the stream returning
+ * (spec §6.2).
+ */
+export const INGEST_BACKOFF = { initialMs: 1000, maxMs: 12_000, jitter: 0.25 } as const;
 
 /** A dialler of the controller's EventService at `address` with the agents' channel options (plain text). */
 export function eventClient(address: string): () => EventServiceClient {
@@ -166,7 +174,7 @@ export class EventIngester {
       onBreak: (b) => this.#onBreak(b.reason),
       channel: this.#channel,
       clock: this.#clock,
-      ...(opts.backoff ? { backoff: opts.backoff } : {}),
+      backoff: opts.backoff ?? INGEST_BACKOFF,
       ...(opts.random ? { random: opts.random } : {}),
       logger: this.#log,
     });
@@ -195,6 +203,11 @@ export class EventIngester {
   /** Resolves once every event received so far has been stored and handed on. */
   drained(): Promise<void> {
     return this.#queue;
+  }
+
+  /** What the reconnecting stream is doing now (tests wait on "waiting" before moving virtual time). */
+  streamState(): StreamState {
+    return this.#stream.state();
   }
 
   status(): IngesterStatus {
