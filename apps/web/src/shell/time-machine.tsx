@@ -18,6 +18,12 @@ export function useAt(): string | undefined {
   return parseAt((useSearch({ strict: false }) as { at?: unknown }).at);
 }
 
+/** Records created at or before `at` (what existed at that instant). */
+export function createdBy<T extends { createdAt: string }>(items: readonly T[], at: string): T[] {
+  const t = Date.parse(at);
+  return items.filter((r) => Date.parse(r.createdAt) <= t);
+}
+
 /** `<input type="datetime-local">` text of an instant, in the browser's time zone. */
 export function localInputValue(ms: number): string {
   const d = new Date(ms);

@@ -11,12 +11,17 @@ import { describeError } from "../../api/client.tsx";
 import { ActionStatus, useAction } from "../../components/use-action.tsx";
 import { useApp } from "../../context.tsx";
 import { useTopic } from "../../live/use-live.tsx";
+import { createdBy, useAt } from "../../shell/time-machine.tsx";
 
-export const runsQuery = (api: ApiClient) =>
+/** The newest runs; under the Time Machine only those created by `at`, and no polling (the past does not move). */
+export const runsQuery = (api: ApiClient, at?: string) =>
   queryOptions({
-    queryKey: ["runs"],
-    queryFn: async () => (await api.call(c.listRuns, { query: { limit: 50 } })).runs,
-    refetchInterval: 10_000,
+    queryKey: ["runs", at ?? "live"],
+    queryFn: async () => {
+      const runs = (await api.call(c.listRuns, { query: { limit: 50 } })).runs;
+      return at === undefined ? runs : createdBy(runs, at);
+    },
+    refetchInterval: at === undefined ? 10_000 : false,
   });
 
 export const runQuery = (api: ApiClient, id: string) =>
@@ -37,7 +42,7 @@ function parsePairs(s: string): { source: string; destination: string }[] {
     .map(([source, destination]) => ({ source: source.trim(), destination: destination.trim() }));
 }
 
-function StartRun() {
+function StartRun(p: { past: boolean }) {
   const { api } = useApp();
   const navigate = useNavigate();
   const act = useAction(["runs"]);
@@ -98,9 +103,14 @@ function StartRun() {
           onChange={(e) => setDuration(e.target.value)}
         />
       </label>
-      <button type="submit" disabled={act.busy}>
+      <button type="submit" disabled={act.busy || p.past}>
         Start run
       </button>
+      {p.past ? (
+        <p className="muted small" data-testid="start-run-disabled">
+          A run probes now: return to live to start one.
+        </p>
+      ) : null}
       <ActionStatus error={act.error} notice={act.notice} />
     </form>
   );
@@ -109,7 +119,8 @@ function StartRun() {
 /** The Runs page. */
 export function RunsPage() {
   const { api } = useApp();
-  const runs = useQuery(runsQuery(api));
+  const at = useAt();
+  const runs = useQuery(runsQuery(api, at));
   return (
     <main id="main" className="page">
       <h1>Runs</h1>
@@ -140,7 +151,7 @@ export function RunsPage() {
           ))}
         </tbody>
       </table>
-      <StartRun />
+      <StartRun past={at !== undefined} />
     </main>
   );
 }

@@ -9,6 +9,7 @@ import { Link } from "@tanstack/react-router";
 import { describeError } from "../../api/client.tsx";
 import { ActionStatus, useAction } from "../../components/use-action.tsx";
 import { useApp } from "../../context.tsx";
+import { createdBy, useAt } from "../../shell/time-machine.tsx";
 
 /** Runs scanned for the pair. */
 const SCANNED = 20;
@@ -17,10 +18,14 @@ const SCANNED = 20;
 export function PairRuns(p: { source: string; destination: string; past: boolean; canCreate: boolean }) {
   const { api } = useApp();
   const act = useAction(["pair-runs"]);
+  const at = useAt();
   const runs = useQuery({
-    queryKey: ["pair-runs"],
-    queryFn: async () => (await api.call(c.listRuns, { query: { limit: SCANNED } })).runs,
-    refetchInterval: 15_000,
+    queryKey: ["pair-runs", at ?? "live"],
+    queryFn: async () => {
+      const list = (await api.call(c.listRuns, { query: { limit: SCANNED } })).runs;
+      return at === undefined ? list : createdBy(list, at);
+    },
+    refetchInterval: at === undefined ? 15_000 : false,
     retry: false,
   });
   const touching = (runs.data ?? []).filter((r) =>
