@@ -155,10 +155,10 @@ test("sessions end at the absolute bound and at the sliding idle bound, and are 
     assert.equal(gone.status, 401);
     assert.ok(!a.jar.has("__Host-svc_session"), "the dead session's cookie is cleared");
 
-    // idle: 1 h without a request ends it
+    // idle: 1 h without a request ends it, within the 15 s stamp interval (idleBound)
     const b = client(server);
     await signIn(b, "admin", ADMIN_PASSWORD);
-    clock.advance(HOUR);
+    clock.advance(HOUR + 15_000);
     assert.equal((await b.request("GET", "/api/v1/auth/me")).status, 401);
 
     // purge deletes sessions nobody presents again
@@ -166,7 +166,7 @@ test("sessions end at the absolute bound and at the sliding idle bound, and are 
     await signIn(c, "admin", ADMIN_PASSWORD);
     const before = await store.listAudit(1);
     assert.ok(before.length === 1);
-    clock.advance(HOUR);
+    clock.advance(HOUR + 15_000);
     assert.equal(await server.purgeSessions(), 1);
     assert.equal((await c.request("GET", "/api/v1/auth/me")).status, 401);
   } finally {

@@ -3,6 +3,13 @@
  * absolute bound (`auth.session.ttl`) and a sliding idle bound (`auth.session.idleTimeout`, 0 = off, never past
  * the absolute bound). A session past either bound is deleted when presented (the caller gets 401) and by the
  * periodic purge.
+ *
+ * The idle bound is exact from below and bounded from above: the last-seen stamp is written only every
+ * g = touchInterval(idleTimeout), and a session ends once idleTimeout + g has passed since its stamp
+ * (idleBound()). Every request within g of a stamp is no later than stamp + g, so a session whose requests are all
+ * less than idleTimeout apart never ends; one left unused ends between idleTimeout and idleTimeout + g after its
+ * last request (1 s -> at most 1.333 s; 30 s -> 40 s; 1 h -> 1 h 15 s). The stamp lives in the shared store, so
+ * this holds across console replicas.
  */
 import { createHash, randomBytes } from "node:crypto";
 import type { SessionRecord, Store } from "../store/store.ts";
@@ -48,12 +55,19 @@ export interface SessionBounds {
 const TOUCH_EVERY_MS = 15_000;
 
 /**
- * How often the idle stamp is written: every 15 s, but at least three times per idle timeout, so a session used
- * more often than its idle timeout never ends (a timeout of 1 s is stamped every 333 ms). 0 (no idle bound):
- * every 15 s.
+ * How often the idle stamp is written (g): every 15 s, or every third of a shorter idle timeout (a timeout of 1 s
+ * is stamped every 333 ms). 0 (no idle bound): every 15 s.
  */
 export function touchInterval(idleMs: number): number {
   return idleMs > 0 ? Math.min(TOUCH_EVERY_MS, Math.floor(idleMs / 3)) : TOUCH_EVERY_MS;
+}
+
+/**
+ * Time since the last-seen stamp after which a session has ended: idleTimeout + g (0 = no idle bound). The stamp
+ * can lag the last request by up to g, so judging against idleTimeout alone would end sessions in use.
+ */
+export function idleBound(idleMs: number): number {
+  return idleMs > 0 ? idleMs + touchInterval(idleMs) : 0;
 }
 
 /** Creates, validates, slides and purges sessions in the store. */
@@ -119,7 +133,7 @@ export class SessionManager {
   /** True when `record` is past its absolute or idle bound at `t`. */
   isExpired(record: SessionRecord, t: number): boolean {
     if (t >= record.expiresAt) return true;
-    return this.bounds.idleMs > 0 && t - record.lastSeenAt >= this.bounds.idleMs;
+    return this.bounds.idleMs > 0 && t - record.lastSeenAt >= idleBound(this.bounds.idleMs);
   }
 
   /** Deletes a session by its id hash (logout); true when it existed. */
@@ -139,6 +153,6 @@ export class SessionManager {
 
   /** Deletes every expired session; resolves with how many. */
   purge(): Promise<number> {
-    return this.store.purgeSessions(this.now(), this.bounds.idleMs);
+    return this.store.purgeSessions(this.now(), idleBound(this.bounds.idleMs));
   }
 }

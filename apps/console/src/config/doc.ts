@@ -54,7 +54,7 @@ export const CONSOLE_KEY_DOCS: Readonly<Record<string, KeyDoc>> = {
   },
   "console.auth.session.ttl": { description: "session lifetime", duration: true, rule: "at least 1s" },
   "console.auth.session.idleTimeout": {
-    description: "idle time that ends a session (0: never)",
+    description: "idle time that ends a session, within a further min(15s, a third of it) (0: never)",
     duration: true,
   },
   "console.auth.session.cookieName": {

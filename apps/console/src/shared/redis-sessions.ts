@@ -2,11 +2,12 @@
  * Sessions in Redis for a multi-replica console (spec §8.4), behind the same SessionBackend as the database.
  * One hash per session (`<prefix>session:<idHash>`: the record as JSON plus `seen`, the last-seen stamp) and one set
  * per subject (`<prefix>subject:<subject>`) so a user's sessions can be ended together. Each session key expires at
- * the earlier of its absolute bound and (idle bound on) last seen + idle timeout, so Redis purges expired sessions
- * itself; touching slides that expiry.
+ * the earlier of its absolute bound and (idle bound on) last seen + idleBound(idle timeout) (the idle timeout plus
+ * the stamp interval, as SessionManager judges it), so Redis purges expired sessions itself; touching slides that
+ * expiry.
  */
 import type { Redis } from "ioredis";
-import type { SessionBackend } from "../auth/sessions.ts";
+import { idleBound, type SessionBackend } from "../auth/sessions.ts";
 import type { SessionRecord } from "../store/store.ts";
 
 const TOUCH = `
@@ -40,7 +41,7 @@ export class RedisSessions implements SessionBackend {
   }
 
   private expiryOf(expiresAt: number, seen: number): number {
-    return this.idleMs > 0 ? Math.min(expiresAt, seen + this.idleMs) : expiresAt;
+    return this.idleMs > 0 ? Math.min(expiresAt, seen + idleBound(this.idleMs)) : expiresAt;
   }
 
   async createSession(s: SessionRecord): Promise<void> {

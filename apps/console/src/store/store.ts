@@ -142,7 +142,10 @@ export interface Store {
   deleteSession(idHash: string): Promise<boolean>;
   /** Deletes every session of `subject` except `keepIdHash`; resolves with the count. */
   deleteSessionsOf(subject: string, keepIdHash?: string): Promise<number>;
-  /** Deletes sessions past their absolute bound or (idleMs > 0) idle longer than idleMs; resolves with the count. */
+  /**
+   * Deletes sessions past their absolute bound or (idleMs > 0) whose last-seen stamp is idleMs old (the caller
+   * passes the idle bound it judges by, idleBound() in auth/sessions.ts); resolves with the count.
+   */
   purgeSessions(now: number, idleMs: number): Promise<number>;
 
   /** Stores a token; `audit` is appended in the same transaction. */
