@@ -2,7 +2,8 @@
  * Two console replicas over the real Redis (127.0.0.1:6379; SVC_TEST_REDIS_URL), each with a key prefix of its
  * own test: a publication on one reaches sockets on both, once; controller events each replica ingests reach each
  * socket once; a resume cursor replays on the replica that issued it and is a gap on the other; a store
- * unreachable at start leaves each replica on its in-process bus, with the spec's warning.
+ * unreachable at start leaves each replica on its in-process bus, with the spec's warning; the socket caps hold per
+ * replica (1013 and svc_console_ws_refused_total on the replica that refused), the other still accepts.
  */
 import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
@@ -33,13 +34,13 @@ after(() => {
 const yaml = `replicas: 2\nredis: { url: "${REDIS}" }\n`;
 
 /** Two replicas sharing a fresh prefix. */
-async function twoReplicas(): Promise<[ConsoleServer, ConsoleServer]> {
+async function twoReplicas(extra = ""): Promise<[ConsoleServer, ConsoleServer]> {
   const prefix = `svc:test:live:${randomBytes(6).toString("hex")}:`;
   const start = async () => {
     const redis = await connectShared(REDIS, 2000, quiet);
     assert.ok(redis, "Redis reachable");
     connections.push(redis);
-    return startConsole(yaml, { server: { webRoot: false, redis, redisPrefix: prefix } });
+    return startConsole(yaml + extra, { server: { webRoot: false, redis, redisPrefix: prefix } });
   };
   return [await start(), await start()];
 }
@@ -114,6 +115,30 @@ test("a resume cursor replays on the issuing replica and is a gap on the other",
     const [gap] = await other.take(1, (m) => m.type === "gap");
     assert.equal(gap?.type === "gap" && gap.reason, "other-replica");
     assert.equal(other.got.filter((m) => m.type === "event").length, 0, "the other replica replays nothing");
+  } finally {
+    await Promise.all([a.stop(), b.stop()]);
+  }
+});
+
+test("caps are per replica: the full one closes with 1013 and counts it, the other accepts and is fed", {
+  skip: skip(),
+}, async () => {
+  const [a, b] = await twoReplicas("websocket: { maxConnections: 2 }\n");
+  const refusedTotal = async (server: ConsoleServer) => {
+    const text = await (await fetch(`${server.metricsUrl}/metrics`)).text();
+    return Number(/svc_console_ws_refused_total\{limit="total"\} (\d+)/.exec(text)?.[1] ?? 0);
+  };
+  try {
+    const onA = [await subscribed(a, "live"), await subscribed(a, "live")];
+    const third = await mustOpen(a.httpUrl);
+    sockets.push(third);
+    assert.equal((await third.whenClosed()).code, 1013);
+    assert.equal(await refusedTotal(a), 1);
+    // the other replica's sockets are its own: two more there, fed with what replica a publishes
+    const onB = [await subscribed(b, "live"), await subscribed(b, "live")];
+    assert.equal(await refusedTotal(b), 0);
+    a.live.publish("live", ev("after-refusal"));
+    for (const s of [...onA, ...onB]) assert.deepEqual(ids(await s.take(1)), ["after-refusal"]);
   } finally {
     await Promise.all([a.stop(), b.stop()]);
   }
