@@ -1,7 +1,8 @@
 // The Events page and the Time Machine in Chromium against real consoles fed by a real controller's event stream
 // (events enabled, agents registered over gRPC): live rows, Pause with the buffered count and Resume, history after
 // a reload, the gap a tab reports when a reconnect lands on another replica, and Topology as of a past instant
-// showing a node that has since left, with Run check disabled there.
+// showing a node that has since left, with Run check disabled there; Events as of that instant (no later rows, no
+// tailing) and Start run disabled on the Runs page.
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { Controller, RawAgentClient, registerRequest, testConfig, waitUntil } from "@svc/controller";
@@ -176,6 +177,26 @@ describe("console web app: Events page and the Time Machine", skipUnless(browser
     await run.waitFor();
     assert.equal(await run.isDisabled(), true);
     await page.getByTestId("run-check-disabled").waitFor();
+    // Events as of the instant: tm-2 joined, not yet left; nothing tails in (a node joining now stays out)
+    await page.goto(`${a.httpUrl}/events?at=${encodeURIComponent(then)}`);
+    await page.getByTestId("feed-badge").filter({ hasText: "Time Machine" }).waitFor();
+    const rowsOf = (text: string) => page.getByTestId("feed-row").filter({ hasText: text });
+    await rowsOf("agent-joined tm-2").first().waitFor();
+    assert.equal(await rowsOf("agent-left tm-2").count(), 0, "tm-2 had not left at the instant");
+    assert.equal(await page.getByTestId("pause-button").count(), 0, "no Pause: nothing is tailed");
+    const later = await register("tm-3");
+    await waitUntil(async () => {
+      const res = await fetch(`${a.httpUrl}/api/v1/events?scope=tm-3&limit=10`);
+      return ((await res.json()) as { events: unknown[] }).events.length >= 2;
+    }, "tm-3 joined stored");
+    await raw.deregister(later.agent_id);
+    assert.equal(await rowsOf("tm-3").count(), 0, "a live event does not enter the past");
+    // Runs as of the instant: Start run probes now, disabled
+    await page.goto(`${a.httpUrl}/runs?at=${encodeURIComponent(then)}`);
+    await page.getByTestId("start-run-disabled").waitFor();
+    assert.equal(await page.getByRole("button", { name: "Start run" }).isDisabled(), true);
+    await page.goto(`${a.httpUrl}/pairs/tm-1/tm-2?at=${encodeURIComponent(then)}`);
+    await page.getByRole("button", { name: "Run check" }).waitFor();
     // Return to live drops the instant
     await page.getByRole("button", { name: "Return to live" }).click();
     await waitUntil(() => !new URL(page.url()).searchParams.has("at"), "at dropped", 15_000);

@@ -63,6 +63,8 @@ export function fixtureMetrics(n: number): string {
 export interface FleetFixture {
   controller: Controller;
   controllerUrl: string;
+  /** host:port of the controller's gRPC listener */
+  controllerGrpc: string;
   prometheusUrl: string;
   exporter: Exporter;
   close(): Promise<void>;
@@ -73,8 +75,10 @@ export async function startFleetFixture(
   binary = "/usr/bin/prometheus",
   /** the recording rules Prometheus loads (none by default: the console reads raw series) */
   rules?: string,
+  /** controller.events.enabled (a console may then subscribe to its event stream) */
+  eventsEnabled = false,
 ): Promise<FleetFixture> {
-  const base = testConfig({ agentTtl: 600_000 });
+  const base = testConfig({ agentTtl: 600_000, eventsEnabled });
   const controller = new Controller({
     config: {
       ...base,
@@ -116,6 +120,7 @@ export async function startFleetFixture(
     return {
       controller,
       controllerUrl: `http://127.0.0.1:${controller.httpPort}`,
+      controllerGrpc: `127.0.0.1:${controller.grpcPort}`,
       prometheusUrl: started.url,
       exporter,
       async close() {
