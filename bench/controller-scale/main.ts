@@ -7,6 +7,12 @@
  *
  *   npm run bench -- controller-scale [--agents 1000,5000] [--channels 16] [--events 10] [--mode full|sparse]
  *                                     [--watchers K] [--no-record]
+ *   npm run bench -- controller-scale --registration [--agents 5000,10000] [--channels 16] [--watch] [--no-record]
+ *
+ * `--registration` runs the registration case instead: N agents register at once with
+ * `controller.events.enabled` off and on (timeouts against the agents' 5 s deadline, heartbeat failures after).
+ * It is bench/controller-registration's measurement, run as is (the other flags are its own) and recorded under
+ * its name.
  *
  * Memory: the controller runs in a memory cgroup of its own (as root); its working set (usage minus inactive file
  * pages, what Kubernetes limits and evicts on) is the headline, RSS beside it. `--mode sparse` starts the
@@ -21,6 +27,12 @@ import { type PlanOptions, planProbes } from "@svc/controller";
 import { quantile, record, table } from "../lib/report.ts";
 import { ControllerProcess } from "./controller-process.ts";
 import { type SimAgent, SimFleet } from "./sim-fleet.ts";
+
+if (process.argv.includes("--registration")) {
+  process.argv.splice(process.argv.indexOf("--registration"), 1);
+  await import("../controller-registration/main.ts"); // records its table and exits the process
+  process.exit(0);
+}
 
 const { values } = parseArgs({
   options: {
