@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
-import { readdirSync, readFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
 import { ConfigError } from "@svc/core";
@@ -128,4 +129,25 @@ test("database.urlEnv and redis.urlEnv name environment variables", async () => 
     databaseUrl(config, {}),
     /database.urlEnv: the environment variable SVC_TEST_DSN is not set/,
   );
+});
+
+test("database.urlFile and redis.urlFile: the mounted secret's content, trimmed (the chart's path)", async () => {
+  const { databaseUrl } = await import("../main.ts");
+  const { redisUrl } = await import("../shared/redis.ts");
+  const secrets = mkdtempSync(join(tmpdir(), "svc-console-secret-"));
+  try {
+    // a Secret volume's file, as kubectl create secret --from-file writes it (trailing newline)
+    writeFileSync(join(secrets, "dsn"), "postgres://svc@db:5432/svc?sslmode=require\n");
+    writeFileSync(join(secrets, "redis"), "  redis://r:6379/0 \n");
+    const { config } = parseConsoleConfig(
+      `database:\n  urlFile: ${join(secrets, "dsn")}\nredis:\n  urlFile: ${join(secrets, "redis")}\nconsole:\n  replicas: 2\n`,
+      {},
+    );
+    assert.equal(await databaseUrl(config, {}), "postgres://svc@db:5432/svc?sslmode=require");
+    assert.equal(await redisUrl(config, {}), "redis://r:6379/0");
+    const missing = parseConsoleConfig(`database:\n  urlFile: ${join(secrets, "absent")}\n`, {}).config;
+    await assert.rejects(databaseUrl(missing, {}), /database.urlFile: cannot read .*absent \(ENOENT\)/);
+  } finally {
+    rmSync(secrets, { recursive: true, force: true });
+  }
 });
