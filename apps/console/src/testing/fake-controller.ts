@@ -9,6 +9,8 @@ import type { TopologySnapshot } from "@svc/protocol";
 /** A running fake controller. */
 export interface FakeController {
   url: string;
+  /** POST /api/v1/diagnostics requests answered so far (each one a probe a real controller would send) */
+  diagnostics(): number;
   close(): Promise<void>;
 }
 
@@ -29,6 +31,7 @@ export function snapshotOf(names: readonly string[]): TopologySnapshot {
 
 /** Starts a fake controller serving `snapshot`. */
 export async function startFakeController(snapshot: TopologySnapshot): Promise<FakeController> {
+  let diagnostics = 0;
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on("data", (c: Buffer) => chunks.push(c));
@@ -39,6 +42,7 @@ export async function startFakeController(snapshot: TopologySnapshot): Promise<F
         return;
       }
       if (req.method === "POST" && req.url?.startsWith("/api/v1/diagnostics")) {
+        diagnostics++;
         const asked = JSON.parse(Buffer.concat(chunks).toString() || "{}") as Record<string, unknown>;
         res.end(
           JSON.stringify({
@@ -62,6 +66,7 @@ export async function startFakeController(snapshot: TopologySnapshot): Promise<F
   const { port } = server.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${port}`,
+    diagnostics: () => diagnostics,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }
