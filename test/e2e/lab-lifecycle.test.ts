@@ -1,15 +1,20 @@
 import assert from "node:assert/strict";
-import { execFile } from "node:child_process";
+import { execFile, spawn } from "node:child_process";
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { after, describe, test } from "node:test";
 import { promisify } from "node:util";
+import { bridgeIfindex, createBridge, destroyNetwork } from "@svc/lab";
 import { needsRoot, skipUnless } from "../helpers/env.ts";
 import {
   alive,
   descendants,
   LAB_ARGS,
   type LabProcess,
-  labLeftovers,
+  labIdentity,
   labPid,
+  leftoversOf,
   SVC_BIN,
   startLab,
   until,
@@ -25,7 +30,10 @@ function lab(cmd: string, args: readonly string[]): LabProcess {
 }
 const svcLab = () => lab(process.execPath, [SVC_BIN, ...LAB_ARGS]);
 
-/** Sends `signal` to `target` and waits until every process of the lab is gone and nothing of it is left. */
+/**
+ * Sends `signal` to `target` and waits until every process of the lab is gone and nothing of it is left (judged by
+ * the lab's identity: another suite may start a lab on the same index meanwhile).
+ */
 async function stopsClean(
   p: LabProcess,
   target: number,
@@ -34,11 +42,26 @@ async function stopsClean(
 ): Promise<void> {
   const pids = descendants(p.child.pid!);
   assert.ok(pids.length >= 3, `lab, controller and agent expected: ${pids}`);
+  const id = labIdentity(index);
   process.kill(target, signal);
   await until(
-    () => `${signal}: processes left ${pids.filter(alive)}, leftovers ${labLeftovers(index)}\n${p.output()}`,
-    () => pids.every((pid) => !alive(pid)) && labLeftovers(index).length === 0,
+    () => `${signal}: processes left ${pids.filter(alive)}, leftovers ${leftoversOf(id)}\n${p.output()}`,
+    () => pids.every((pid) => !alive(pid)) && leftoversOf(id).length === 0,
   );
+}
+
+/** `svc lab down` with the state directory `stateDir`; its stdout. */
+async function labDown(stateDir?: string): Promise<string> {
+  const env = stateDir === undefined ? process.env : { ...process.env, SVC_LAB_STATE_DIR: stateDir };
+  return (await exec(process.execPath, [SVC_BIN, "lab", "down"], { timeout: 30_000, env })).stdout;
+}
+
+/** A pid whose process has ended. */
+async function deadPid(): Promise<number> {
+  const child = spawn(process.execPath, ["-e", ""], { stdio: "ignore" });
+  const pid = child.pid!;
+  await new Promise((r) => child.once("exit", r));
+  return pid;
 }
 
 after(async () => {
@@ -58,20 +81,25 @@ describe("svc lab: down and signals", { ...skipUnless(needsRoot()), timeout: 240
     const b = svcLab();
     const [ia, ib] = await Promise.all([a.up, b.up]);
     assert.notEqual(ia, ib);
+    // each lab judged by what it made (its process, bridge ifindex, namespace inodes), not by its index: a suite
+    // beside this one may clean up the killed lab and start its own on the same index
+    const idA = labIdentity(ia);
+    const idB = labIdentity(ib);
+    assert.equal(idA.pid, labPid(a.child.pid!));
     const aPids = descendants(a.child.pid!);
     a.child.kill("SIGKILL"); // no cleanup: its network and state file stay behind
     await until(
       () => `lab ${ia}'s processes still running: ${aPids.filter(alive)}`,
       () => aPids.every((pid) => !alive(pid)),
     );
-    assert.ok(labLeftovers(ia).includes(`bridge svcbr${ia}`), "the killed lab left its network");
+    assert.ok(leftoversOf(idA).includes(`bridge svcbr${ia}`), "the killed lab left its network");
 
-    const down = await exec(process.execPath, [SVC_BIN, "lab", "down"], { timeout: 30_000 });
-    assert.match(down.stdout, /removed \d+ stale lab network/);
-    assert.match(down.stdout, new RegExp(`kept running lab\\(s\\): .*\\b${ib}\\b`));
-    assert.deepEqual(labLeftovers(ia), [], "the killed lab is gone");
+    const down = await labDown();
+    assert.match(down, /removed \d+ stale lab network/);
+    assert.match(down, new RegExp(`kept running lab\\(s\\): .*\\b${ib}\\b`));
+    assert.deepEqual(leftoversOf(idA), [], "the killed lab is gone");
     assert.deepEqual(
-      labLeftovers(ib).sort(),
+      leftoversOf(idB).sort(),
       [`bridge svcbr${ib}`, `namespace svc${ib}-node-1`, `state lab-${ib}.json`].sort(),
       "the running lab keeps its network and state",
     );
@@ -83,6 +111,53 @@ describe("svc lab: down and signals", { ...skipUnless(needsRoot()), timeout: 240
     b.child.stdout?.destroy();
     b.child.stderr?.destroy();
     await stopsClean(b, b.child.pid!, "SIGHUP", ib);
+  });
+
+  test("`svc lab down` leaves alone what no state file names, and a dead lab's index another bridge now holds", async () => {
+    // a bridge as a lab has it between creating it and writing its state (or a test's, or another state dir's)
+    const index = await createBridge();
+    const dir = mkdtempSync(join(tmpdir(), "svc-lab-state-"));
+    try {
+      const ifindex = bridgeIfindex(index);
+      assert.ok(ifindex !== undefined);
+      const first = await labDown(dir);
+      assert.match(first, /removed 0 stale lab network/);
+      assert.match(first, /^left alone, no lab state file names them .*`svc lab down --all` removes them:$/m);
+      assert.match(first, new RegExp(`^  bridge svcbr${index}$`, "m"));
+      assert.equal(bridgeIfindex(index), ifindex, "the bridge no state file names stays");
+
+      // a gone lab's state under that index, but the bridge there is not the one it made
+      const file = join(dir, `lab-${index}.json`);
+      const gone = (bridge: number) => ({
+        pid: 0,
+        pidStart: "1",
+        index,
+        bridgeIfindex: bridge,
+        dir,
+        netns: true,
+        controllerUrl: "",
+        nodes: [],
+      });
+      writeFileSync(file, JSON.stringify({ ...gone(ifindex + 1_000_000), pid: await deadPid() }));
+      const second = await labDown(dir);
+      assert.match(second, /removed 0 stale lab network/);
+      assert.match(
+        second,
+        new RegExp(`removed the state of gone lab\\(s\\) whose network was already gone: ${index}\\b`),
+      );
+      assert.equal(bridgeIfindex(index), ifindex, "a bridge made after the gone lab's stays");
+      assert.ok(!existsSync(file), "the gone lab's state file is removed");
+
+      // its own bridge, its process gone: removed
+      writeFileSync(file, JSON.stringify({ ...gone(ifindex), pid: await deadPid() }));
+      const third = await labDown(dir);
+      assert.match(third, new RegExp(`removed 1 stale lab network\\(s\\): ${index}\\b`));
+      assert.equal(bridgeIfindex(index), undefined, "the gone lab's own bridge is removed");
+      assert.ok(!existsSync(file));
+    } finally {
+      await destroyNetwork(index, []);
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   for (const signal of ["SIGTERM", "SIGINT"] as const) {
@@ -100,12 +175,13 @@ describe("svc lab: down and signals", { ...skipUnless(needsRoot()), timeout: 240
       () => /bridge svcbr(\d+)/.test(p.output()),
     );
     const index = Number(/bridge svcbr(\d+)/.exec(p.output())?.[1]);
+    const id = labIdentity(index); // the state is written before that line
     const pid = p.child.pid!;
     process.kill(pid, "SIGTERM");
     await p.exited;
     await until(
-      () => `leftovers ${labLeftovers(index)}, processes ${descendants(pid).filter(alive)}\n${p.output()}`,
-      () => labLeftovers(index).length === 0,
+      () => `leftovers ${leftoversOf(id)}, processes ${descendants(pid).filter(alive)}\n${p.output()}`,
+      () => leftoversOf(id).length === 0,
     );
     assert.equal(p.child.exitCode, 0, p.output());
     assert.doesNotMatch(p.output(), /is up/);

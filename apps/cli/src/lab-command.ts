@@ -10,10 +10,10 @@ import {
   type LabOptions,
   listLabBridges,
   listLabNamespaces,
-  liveStates,
   PATH_LAB_USAGE,
   parseFault,
   readState,
+  removeStaleLabs,
   removeState,
 } from "@svc/lab";
 import { type Args, allowFlags, stringFlag, UsageError } from "./args.ts";
@@ -30,7 +30,7 @@ export const LAB_USAGE = `usage:
   svc lab fault hoploss NODE PERCENT                   loss on NODE's echo replies and time-exceeded
   svc lab heal                                         remove every fault
   svc lab status                                       show the running lab
-  svc lab down [--all]                                 remove leftovers of labs that were killed (--all: every lab)
+  svc lab down [--all]                                 remove leftovers of labs whose process is gone (--all: every lab)
   (fault, heal and status take --lab INDEX when several labs run)
 multi-hop paths (routers between two hosts, per-link MTU, IPv6):
 ${PATH_LAB_USAGE}`;
@@ -180,25 +180,52 @@ function printLab(lab: Lab): void {
 }
 
 /**
- * `svc lab down`: removes the network (namespaces, bridge) and state file of every lab whose process is gone; a lab
- * whose process runs keeps everything. `--all` removes every lab network, running or not, and every path lab.
+ * `svc lab down`: removes the network (bridge, namespaces) and state file of every lab whose state file names a
+ * process that is gone (pid and start time) and whose bridge is still the one it made; a lab whose process runs
+ * keeps everything, and a bridge or namespace no state file accounts for (a lab still starting, another
+ * SVC_LAB_STATE_DIR, a test's bridge) is listed and left alone. `--all` removes every lab network, running or
+ * not, every state file and every path lab.
  */
 async function down(args: Args): Promise<number> {
   if (!isRoot()) {
     console.log("nothing to remove: labs without root use no network namespaces");
     return 0;
   }
-  const all = args.flags.has("all");
-  const live = new Set(all ? [] : liveStates().map((s) => s.index));
-  let removed = 0;
-  for (const index of await listLabBridges()) {
-    if (live.has(index)) continue;
-    await destroyNetwork(index, await listLabNamespaces(index));
-    removed++;
+  if (args.flags.has("all")) {
+    let removed = 0;
+    for (const index of await listLabBridges()) {
+      await destroyNetwork(index, await listLabNamespaces(index));
+      removed++;
+    }
+    for (const ns of await listLabNamespaces())
+      await destroyNetwork(Number(/^svc(\d+)-/.exec(ns)?.[1]), [ns]);
+    for (const s of allStates()) removeState(s);
+    console.log(`removed ${removed} lab network(s)`);
+    console.log(`removed ${await destroyAllPathLabs()} path lab(s)`);
+    return 0;
   }
-  for (const s of allStates()) if (!live.has(s.index)) removeState(s.index);
-  console.log(`removed ${removed} ${all ? "" : "stale "}lab network(s)`);
-  if (live.size > 0) console.log(`kept running lab(s): ${[...live].sort((a, b) => a - b).join(", ")}`);
-  if (all) console.log(`removed ${await destroyAllPathLabs()} path lab(s)`);
+  const r = await removeStaleLabs();
+  console.log(
+    `removed ${r.removed.length} stale lab network(s)${r.removed.length ? `: ${r.removed.join(", ")}` : ""}`,
+  );
+  if (r.staleStates.length > 0) {
+    console.log(
+      `removed the state of gone lab(s) whose network was already gone: ${r.staleStates.join(", ")}`,
+    );
+  }
+  if (r.running.length > 0) console.log(`kept running lab(s): ${r.running.join(", ")}`);
+  if (r.unclaimed.length > 0) {
+    console.log(
+      "left alone, no lab state file names them (a lab still starting, one with another SVC_LAB_STATE_DIR, a " +
+        "test's network, or a lab killed before it wrote its state); `svc lab down --all` removes them:",
+    );
+    for (const u of r.unclaimed) {
+      const what = [
+        ...(u.bridge ? [`bridge svcbr${u.index}`] : []),
+        ...u.namespaces.map((n) => `namespace ${n}`),
+      ];
+      console.log(`  ${what.join(", ")}`);
+    }
+  }
   return 0;
 }

@@ -1,4 +1,5 @@
 export * from "./dns.ts";
+export * from "./down.ts";
 export * from "./exec.ts";
 export * from "./faults.ts";
 export * from "./lab.ts";

@@ -8,7 +8,14 @@ import { stringify } from "yaml";
 import { LabDnsServer } from "./dns.ts";
 import { isRoot } from "./exec.ts";
 import { applyFault, type Fault, type FaultEndpoint, healAll } from "./faults.ts";
-import { addNode, bridgeAddress, createBridge, destroyNetwork, listLabNamespaces } from "./netns.ts";
+import {
+  addNode,
+  bridgeAddress,
+  bridgeIfindex,
+  createBridge,
+  destroyNetwork,
+  listLabNamespaces,
+} from "./netns.ts";
 import { freePorts } from "./ports.ts";
 import { httpOk, type ManagedProcess, startProcess, stopProcess, waitFor } from "./processes.ts";
 import { type ScrapeTarget, startPrometheus } from "./prometheus.ts";
@@ -68,6 +75,8 @@ export class Lab {
   consoleUrl: string | undefined;
   consoleAdmin: { username: string; password: string } | undefined;
   index = 0;
+  /** ifindex of the bridge this lab made (netns labs), recorded in its state */
+  private bridgeIfindex: number | undefined;
   dir = "";
   netns = false;
   private controller: ManagedProcess | undefined;
@@ -123,7 +132,9 @@ export class Lab {
     const namespaces: { name: string; namespace: string; address: string }[] = [];
     if (this.netns) {
       this.index = await createBridge();
-      // claimed: from now on `svc lab down` elsewhere sees this lab as running (its state names this process)
+      this.bridgeIfindex = bridgeIfindex(this.index);
+      // claimed: from now on `svc lab down` elsewhere sees this lab as running (its state names this process).
+      // Before this write `down` finds the bridge without a state file and leaves it alone.
       writeState(this.state());
       this.checkStopped();
       controllerHost = bridgeAddress(this.index);
@@ -325,6 +336,7 @@ export class Lab {
       pid: process.pid,
       ...(pidStart === undefined ? {} : { pidStart }),
       index: this.index,
+      ...(this.bridgeIfindex === undefined ? {} : { bridgeIfindex: this.bridgeIfindex }),
       dir: this.dir,
       netns: this.netns,
       controllerUrl: this.controllerUrl,
@@ -376,7 +388,7 @@ export class Lab {
       // every namespace of this lab's index, also one whose node had not started yet (the index is this lab's own)
       await destroyNetwork(this.index, await listLabNamespaces(this.index).catch(() => []));
     }
-    removeState(this.index);
+    removeState(this.state());
   }
 }
 

@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import { run, tryRun } from "./exec.ts";
 
 /**
@@ -75,6 +76,15 @@ export async function listLabNamespaces(index?: number): Promise<string[]> {
     .map((l) => l.split(" ")[0] ?? "")
     .filter((n) => /^svc\d+-/.test(n));
   return index === undefined ? names : names.filter((n) => n.startsWith(`svc${index}-`));
+}
+
+/** The ifindex of lab `index`'s bridge, or undefined when there is no such bridge. */
+export function bridgeIfindex(index: number): number | undefined {
+  try {
+    return Number(readFileSync(`/sys/class/net/${bridgeName(index)}/ifindex`, "utf8").trim());
+  } catch {
+    return undefined;
+  }
 }
 
 /** Lists lab bridges on this machine. */

@@ -7,6 +7,11 @@ export interface LabState {
   /** start time of `pid` (/proc/<pid>/stat field 22), so a reused pid does not pass for the lab */
   pidStart?: string;
   index: number;
+  /**
+   * ifindex of the lab's bridge (svcbr<index>): bridge names are machine-wide and reused, so `svc lab down` takes
+   * a bridge for this lab's only while its ifindex is this one
+   */
+  bridgeIfindex?: number;
   dir: string;
   netns: boolean;
   controllerUrl: string;
@@ -25,8 +30,19 @@ export function writeState(state: LabState): void {
   renameSync(`${file}.${process.pid}.tmp`, file);
 }
 
-export function removeState(index: number): void {
-  rmSync(join(STATE_DIR, `lab-${index}.json`), { force: true });
+/**
+ * Removes the state file of lab `owner.index` when it still names `owner`'s process (pid and start time): after a
+ * lab's network is gone its index is free, and another lab may already have written its own state under it.
+ */
+export function removeState(owner: Pick<LabState, "index" | "pid" | "pidStart">): void {
+  const file = join(STATE_DIR, `lab-${owner.index}.json`);
+  let now: LabState;
+  try {
+    now = JSON.parse(readFileSync(file, "utf8")) as LabState;
+  } catch {
+    return; // gone, or half a file of a writer (writeState renames, so never ours)
+  }
+  if (now.pid === owner.pid && now.pidStart === owner.pidStart) rmSync(file, { force: true });
 }
 
 /** Every lab state file, running or not (unreadable files are skipped). */

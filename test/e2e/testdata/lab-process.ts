@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { readdirSync, readFileSync, statSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 
 /** Test helper: the repository root and the `svc` command. */
@@ -98,18 +98,90 @@ export function alive(pid: number): boolean {
   }
 }
 
-/** Test helper: whether lab `index`'s bridge, any of its namespaces, or its state file exist. */
-export function labLeftovers(index: number, stateDir = "/tmp/svc-lab"): string[] {
-  const left: string[] = [];
-  if (existsSync(`/sys/class/net/svcbr${index}`)) left.push(`bridge svcbr${index}`);
-  let namespaces: string[] = [];
+/**
+ * Test helper: what makes one lab's things its own, whatever other labs do with its index later (lab indexes and
+ * bridge names are machine-wide, and a suite beside this one may clean up a killed lab and start its own on the
+ * same index): the process in its state file (pid and start time), its bridge's ifindex, and the nsfs inode of
+ * each namespace it had.
+ */
+export interface LabIdentity {
+  index: number;
+  pid: number;
+  pidStart?: string;
+  bridgeIfindex?: number;
+  /** namespace name -> inode of the namespace (unique while it exists) */
+  namespaces: Map<string, number>;
+  stateDir: string;
+}
+
+function ifindexOf(index: number): number | undefined {
   try {
-    namespaces = readdirSync("/run/netns").filter((n) => n.startsWith(`svc${index}-`));
+    return Number(readFileSync(`/sys/class/net/svcbr${index}/ifindex`, "utf8").trim());
+  } catch {
+    return undefined;
+  }
+}
+
+function namespacesOf(index: number): Map<string, number> {
+  const out = new Map<string, number>();
+  let names: string[] = [];
+  try {
+    names = readdirSync("/run/netns").filter((n) => n.startsWith(`svc${index}-`));
   } catch {
     // no namespaces at all
   }
-  left.push(...namespaces.map((n) => `namespace ${n}`));
-  if (existsSync(`${stateDir}/lab-${index}.json`)) left.push(`state lab-${index}.json`);
+  for (const n of names) {
+    try {
+      out.set(n, statSync(`/run/netns/${n}`).ino);
+    } catch {
+      // removed meanwhile
+    }
+  }
+  return out;
+}
+
+function stateOf(
+  index: number,
+  stateDir: string,
+): { pid: number; pidStart?: string; bridgeIfindex?: number } | undefined {
+  try {
+    return JSON.parse(readFileSync(`${stateDir}/lab-${index}.json`, "utf8"));
+  } catch {
+    return undefined;
+  }
+}
+
+/** Test helper: the identity of running lab `index`, from its state file and what exists now. */
+export function labIdentity(index: number, stateDir = "/tmp/svc-lab"): LabIdentity {
+  const s = stateOf(index, stateDir);
+  if (s === undefined) throw new Error(`no state file for lab ${index} in ${stateDir}`);
+  return {
+    index,
+    pid: s.pid,
+    pidStart: s.pidStart,
+    bridgeIfindex: s.bridgeIfindex,
+    namespaces: namespacesOf(index),
+    stateDir,
+  };
+}
+
+/**
+ * Test helper: what of the lab `id` still exists: its bridge (same ifindex), its namespaces (same inode; one made
+ * after the identity was taken counts while no other bridge holds the index) and its state file (naming its
+ * process).
+ */
+export function leftoversOf(id: LabIdentity): string[] {
+  const left: string[] = [];
+  const ifindex = ifindexOf(id.index);
+  const taken = ifindex !== undefined && ifindex !== id.bridgeIfindex;
+  if (ifindex !== undefined && !taken) left.push(`bridge svcbr${id.index}`);
+  for (const [name, ino] of namespacesOf(id.index)) {
+    const known = id.namespaces.get(name);
+    if (known !== undefined ? known === ino : !taken) left.push(`namespace ${name}`);
+  }
+  const s = stateOf(id.index, id.stateDir);
+  if (s !== undefined && s.pid === id.pid && s.pidStart === id.pidStart)
+    left.push(`state lab-${id.index}.json`);
   return left;
 }
 
