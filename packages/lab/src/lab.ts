@@ -245,9 +245,15 @@ export class Lab {
     }
 
     const prom = this.opts.prometheus ?? (existsSync(DEFAULT_PROMETHEUS) ? DEFAULT_PROMETHEUS : false);
+    // the console's ports are chosen before Prometheus starts, so Prometheus scrapes the console too (the health
+    // dashboard's console panels); it starts after Prometheus, whose URL it needs
+    const withConsole = this.opts.console ?? true;
+    const consolePorts = withConsole ? await freePorts(2) : [];
+    this.checkStopped();
     if (prom) {
       const targets: ScrapeTarget[] = [
         { job: "svc-controller", targets: [`127.0.0.1:${cMetrics}`] },
+        ...(withConsole ? [{ job: "svc-console", targets: [`127.0.0.1:${consolePorts[1]}`] }] : []),
         ...this.nodes.map((n) => ({
           job: "svc-agent",
           targets: [new URL(n.metricsUrl).host],
@@ -270,7 +276,7 @@ export class Lab {
     } else {
       this.log("prometheus: not started (binary not found)");
     }
-    if (this.opts.console ?? true) await this.startConsole(cHttp!, cGrpc!);
+    if (withConsole) await this.startConsole(cHttp!, cGrpc!, consolePorts[0]!, consolePorts[1]!);
     writeState(this.state());
   }
 
@@ -278,9 +284,12 @@ export class Lab {
    * The console on PGlite under the lab directory, with a bootstrap admin whose password is new each lab, fed by the
    * controller's event stream (gRPC on loopback: the controller listens on every address).
    */
-  private async startConsole(controllerHttpPort: number, controllerGrpcPort: number): Promise<void> {
-    const [httpPort, metricsPort] = await freePorts(2);
-    this.checkStopped();
+  private async startConsole(
+    controllerHttpPort: number,
+    controllerGrpcPort: number,
+    httpPort: number,
+    metricsPort: number,
+  ): Promise<void> {
     const password = randomBytes(12).toString("base64url");
     const passwordFile = join(this.dir, "console-admin-password");
     writeFileSync(passwordFile, `${password}\n`, { mode: 0o600 });
