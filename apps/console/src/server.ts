@@ -8,22 +8,20 @@
  * listeners, the purge timer, then the database.
  */
 import type { Cidr } from "@svc/core";
-import Fastify, { type FastifyInstance, type FastifyRequest } from "fastify";
+import Fastify, { type FastifyInstance } from "fastify";
 import "./api/context.ts";
 import { type AlertPoller, alertPollerFromConfig } from "./alerts/poller.ts";
 import { type AlertRules, alertRulesFromConfig } from "./alerts/rules.ts";
 import { Annotations } from "./annotations/annotations.ts";
+import { buildApiApp } from "./api/api-app.ts";
 import { CookiePolicy } from "./api/cookie-policy.ts";
-import { installErrorHandler } from "./api/error-handler.ts";
 import { addProbeRoutes } from "./api/probes.ts";
 import { routeAdder } from "./api/register.ts";
-import { addConsoleRoutes } from "./api/routes.ts";
-import { Authenticator, type AuthResult } from "./auth/authenticate.ts";
+import { Authenticator } from "./auth/authenticate.ts";
 import { clientAddress, parseCidrs } from "./auth/client-address.ts";
-import type { Principal } from "./auth/principal.ts";
 import { Operations } from "./checks/operations.ts";
 import type { ConsoleConfig } from "./config/schema.ts";
-import { InvalidInputError, UnavailableError } from "./errors.ts";
+import { UnavailableError } from "./errors.ts";
 import { EventHistory } from "./events/history.ts";
 import { FleetService } from "./fleet/fleet-service.ts";
 import { Incidents } from "./incidents/incidents.ts";
@@ -34,10 +32,10 @@ import { MatrixPusher } from "./live/matrix-pusher.ts";
 import { LiveSocketServer } from "./live/socket-server.ts";
 import { type ConsoleLogger, silent, urlOf } from "./log.ts";
 import { ConsoleMetrics } from "./metrics.ts";
-import { type Access, resolveAccess } from "./rbac/resolve.ts";
+import { AccessLoader } from "./rbac/access-loader.ts";
 import type { ConsoleServerOptions } from "./server-options.ts";
 import type { Db } from "./store/db.ts";
-import { isStoreDown, prepareOnce, prepareStore } from "./store/prepare.ts";
+import { prepareOnce, prepareStore } from "./store/prepare.ts";
 import { SqlStore } from "./store/sql-store.ts";
 import type { NewAuditRow, Store } from "./store/store.ts";
 import { addWebRoutes, findWebRoot } from "./web/static.ts";
@@ -68,7 +66,7 @@ export class ConsoleServer {
   private purgeTimer: NodeJS.Timeout | undefined;
   private stopping = false;
   private wake: (() => void) | undefined;
-  private readonly accessCache = new WeakMap<FastifyRequest, Promise<Access>>();
+  private readonly accessLoader: AccessLoader;
   /** "METHOD /url" of every route the API listener serves (Fastify path syntax), in registration order */
   readonly apiRoutes: string[] = [];
   /** the live fan-out: the FeedSink of event ingestion, and publish(topic, data) for every replica's sockets */
@@ -98,6 +96,7 @@ export class ConsoleServer {
     this.store = opts.db ? new SqlStore(opts.db) : undefined;
     this.storeState = this.store ? "preparing" : "none";
     this.cookies = new CookiePolicy(this.config);
+    this.accessLoader = new AccessLoader(this.config.auth, this.store);
     const auth = this.config.auth;
     const headerProxies = parseCidrs(auth.header.trustedProxyCIDRs);
     const clientCidrs = parseCidrs(this.config.clientAddress.trustedProxyCIDRs);
@@ -180,7 +179,7 @@ export class ConsoleServer {
       limits: this.config.websocket,
       authenticate: (req) =>
         this.authenticator.authenticate({ peer: req.socket.remoteAddress ?? "", headers: req.headers }),
-      access: (p) => this.loadAccess(p),
+      access: (p) => this.accessLoader.load(p),
       clientAddress: (req) =>
         clientAddress(req.socket.remoteAddress ?? "", req.headers["x-forwarded-for"], this.clientProxies),
       onRefused: (limit) => this.metrics.wsRefused.inc({ limit }),
@@ -211,94 +210,35 @@ export class ConsoleServer {
   }
 
   private buildApi(): FastifyInstance {
-    const app = Fastify({ logger: false, bodyLimit: 1024 * 1024 });
-    app.addHook("onRoute", (r) => {
-      for (const m of [r.method].flat()) this.apiRoutes.push(`${m} ${r.url}`);
-    });
-    installErrorHandler(app, (err) => {
-      if (isStoreDown(err)) return new UnavailableError("console store unavailable");
-      this.log.error({ err: String(err), stack: (err as Error).stack }, "internal error");
-      return undefined;
-    });
-    app.decorateRequest("consoleAuth", null as unknown as AuthResult);
-    app.decorateRequest("clientAddr", "");
-    app.addHook("onRequest", async (req, reply) => {
-      req.clientAddr = clientAddress(
-        req.socket.remoteAddress ?? "",
-        req.headers["x-forwarded-for"],
-        this.clientProxies,
-      );
-      if (!req.url.startsWith("/api/")) {
-        req.consoleAuth = {};
-        return;
-      }
-      let result: AuthResult;
-      try {
-        result = await this.authenticator.authenticate({
-          peer: req.socket.remoteAddress ?? "",
-          headers: req.headers,
-        });
-      } catch (e) {
-        this.log.warn({ err: String(e) }, "authentication failed: store unavailable");
-        throw new UnavailableError("console store unavailable");
-      }
-      req.consoleAuth = result;
-      if (result.clearSession) this.cookies.clearSession(reply);
-      if (result.principal) this.cookies.check(req, reply, result.principal);
-    });
-    addProbeRoutes(
-      routeAdder(app, (req, p) => this.access(req, p)),
-      this.probeDeps(),
-    );
-    addConsoleRoutes(app, {
-      config: this.config,
-      version: this.opts.version ?? "dev",
-      store: this.store,
-      services: this.services,
-      fleet: this.fleet,
+    return buildApiApp({
+      authenticator: this.authenticator,
       cookies: this.cookies,
-      metrics: this.metrics,
-      resolveAccess: (req, p) => this.access(req, p),
-      audit: (row) => this.audit(row),
-      history: this.history,
-      annotations: this.annotations,
-      operations: this.operations,
-      alertRules: this.alertRules,
-      webhooks: { endpoints: this.webhooks.endpoints, sender: this.webhooks.sender, now: this.now },
-      maintenance: this.webhooks.windows,
-      incidents: this.incidents,
-      db: this.db,
-      now: this.now,
+      clientProxies: this.clientProxies,
+      probes: this.probeDeps(),
+      access: (req, p) => this.accessLoader.forRequest(req, p),
+      log: this.log,
+      onRoute: (route) => this.apiRoutes.push(route),
+      routes: {
+        config: this.config,
+        version: this.opts.version ?? "dev",
+        store: this.store,
+        services: this.services,
+        fleet: this.fleet,
+        cookies: this.cookies,
+        metrics: this.metrics,
+        resolveAccess: (req, p) => this.accessLoader.forRequest(req, p),
+        audit: (row) => this.audit(row),
+        history: this.history,
+        annotations: this.annotations,
+        operations: this.operations,
+        alertRules: this.alertRules,
+        webhooks: { endpoints: this.webhooks.endpoints, sender: this.webhooks.sender, now: this.now },
+        maintenance: this.webhooks.windows,
+        incidents: this.incidents,
+        db: this.db,
+        now: this.now,
+      },
     });
-    // GET /ws with `Upgrade: websocket` never reaches Fastify (live/socket-server.ts serves the upgrade)
-    app.get("/ws", async () => {
-      throw new InvalidInputError("GET /ws expects a WebSocket upgrade");
-    });
-    return app;
-  }
-
-  private access(req: FastifyRequest, p: Principal): Promise<Access> {
-    let got = this.accessCache.get(req);
-    if (!got) {
-      got = this.loadAccess(p);
-      this.accessCache.set(req, got);
-    }
-    return got;
-  }
-
-  private async loadAccess(p: Principal): Promise<Access> {
-    const policy = {
-      anonymousRole: this.config.auth.anonymous.role,
-      defaultRole: this.config.auth.defaultRole,
-      groupRoles: this.config.auth.groupRoles,
-    };
-    if (!this.store || p.kind === "anonymous" || p.kind === "token") return resolveAccess(p, policy, [], []);
-    const subjects = [p.subject, ...p.groups.map((g) => `group:${g}`)];
-    const [bindings, custom] = await Promise.all([
-      this.store.listBindingsFor(subjects),
-      this.store.listCustomRoles(),
-    ]);
-    return resolveAccess(p, policy, bindings, custom);
   }
 
   /** Appends an audit row; UnavailableError (503) when it cannot be written, so the caller does not act. */
