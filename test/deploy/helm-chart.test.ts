@@ -376,3 +376,99 @@ test("the dashboards ConfigMap holds deploy/grafana/*.json as generated", () => 
     "1",
   );
 });
+
+interface PolicyRule {
+  ports: { port: string | number; protocol: string }[];
+  from?: Record<string, unknown>[];
+}
+
+/** The controller's NetworkPolicy of a rendering, its ingress rules by port name, and the pods' labels. */
+function controllerPolicy(objects: K8sObject[]) {
+  const policy = objects.find((o) => o.kind === "NetworkPolicy" && o.metadata.name === "rel-svc-controller");
+  const podLabels = (kind: string, name: string) =>
+    (
+      objects.find((o) => o.kind === kind && o.metadata.name === name)?.spec?.template as
+        | { metadata: { labels: Record<string, string> } }
+        | undefined
+    )?.metadata.labels;
+  const rules = new Map<string | number, PolicyRule>();
+  for (const r of (policy?.spec?.ingress ?? []) as PolicyRule[]) {
+    assert.equal(r.ports.length, 1, "one port per rule");
+    const [p] = r.ports;
+    assert.equal(p?.protocol, "TCP");
+    rules.set(p?.port ?? "", r);
+  }
+  return {
+    policy,
+    rules,
+    controller: podLabels("Deployment", "rel-svc-controller"),
+    agent: podLabels("DaemonSet", "rel-svc-agent"),
+    console: podLabels("Deployment", "rel-svc-console"),
+  };
+}
+
+test("the controller's NetworkPolicy: gRPC from the agent (and console) pods, HTTP API from the console, metrics and the gateway open", () => {
+  // defaults: no console, no gateway
+  const d = controllerPolicy(render([]));
+  assert.ok(d.policy, "on by default");
+  assert.deepEqual(d.policy.spec?.podSelector, { matchLabels: d.controller }, "selects the controller pods");
+  assert.deepEqual(d.policy.spec?.policyTypes, ["Ingress"]);
+  assert.deepEqual([...d.rules.keys()].sort(), ["grpc", "metrics"]);
+  assert.deepEqual(d.rules.get("grpc")?.from, [{ podSelector: { matchLabels: d.agent } }]);
+  assert.equal(d.rules.get("metrics")?.from, undefined, "metrics from anywhere");
+  assert.ok(
+    d.agent?.["app.kubernetes.io/component"] === "agent" && d.agent["app.kubernetes.io/instance"] === "rel",
+  );
+
+  // console and gateway on: gRPC also from the console (events), HTTP API only from the console, gateway open
+  const objects = render([
+    join(CHART, "ci/console-oidc-redis-values.yaml"),
+    join(CHART, "ci/external-gateway-values.yaml"),
+  ]);
+  const c = controllerPolicy(objects);
+  assert.ok(c.console);
+  assert.deepEqual([...c.rules.keys()].sort(), ["gateway", "grpc", "http", "metrics"]);
+  assert.deepEqual(c.rules.get("grpc")?.from, [
+    { podSelector: { matchLabels: c.agent } },
+    { podSelector: { matchLabels: c.console } },
+  ]);
+  assert.deepEqual(c.rules.get("http")?.from, [{ podSelector: { matchLabels: c.console } }]);
+  assert.equal(c.rules.get("gateway")?.from, undefined, "the gateway as its Service admits");
+  // every port the policy names is a named port of the controller container
+  const deployment = objects.find((o) => o.kind === "Deployment" && o.metadata.name === "rel-svc-controller");
+  const container =
+    deployment && (podSpec(deployment)?.containers[0] as { ports?: { name: string }[] } | undefined);
+  const named = (container?.ports ?? []).map((p) => p.name);
+  for (const port of c.rules.keys()) assert.ok(named.includes(String(port)), `${port} is a controller port`);
+
+  // extra peers, and host-network agents admitted by the nodes' addresses
+  const x = controllerPolicy(
+    render(
+      [],
+      [
+        "agent.hostNetwork=true",
+        "controller.networkPolicy.nodeCIDRs={10.0.0.0/16}",
+        "controller.networkPolicy.httpFrom[0].namespaceSelector.matchLabels.team=ops",
+      ],
+    ),
+  );
+  assert.deepEqual(x.rules.get("grpc")?.from, [
+    { podSelector: { matchLabels: x.agent } },
+    { ipBlock: { cidr: "10.0.0.0/16" } },
+  ]);
+  assert.deepEqual(x.rules.get("http")?.from, [{ namespaceSelector: { matchLabels: { team: "ops" } } }]);
+
+  // host-network agents without the nodes' addresses: refused, since the pod selector cannot match them
+  const r = helmRun(["template", "rel", CHART, "--set", "agent.hostNetwork=true"]);
+  assert.notEqual(r.status, 0);
+  assert.match(
+    r.stderr,
+    /agent.hostNetwork with controller.networkPolicy.enabled needs controller.networkPolicy.nodeCIDRs/,
+  );
+
+  // off: no policy
+  for (const files of [[], [join(CHART, "ci/console-oidc-redis-values.yaml")]]) {
+    const off = render(files, ["controller.networkPolicy.enabled=false", "agent.hostNetwork=true"]);
+    assert.ok(!off.some((o) => o.kind === "NetworkPolicy"), "no NetworkPolicy when disabled");
+  }
+});
