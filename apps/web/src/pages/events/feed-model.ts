@@ -36,7 +36,7 @@ export const NO_FILTERS: FeedFilters = { severity: "", type: "", scope: "" };
 export interface FeedModel {
   /** newest first; events and gap markers */
   rows: readonly FeedRow[];
-  /** events held (gap markers not counted), at most RING_CAP */
+  /** events held (gap markers not counted), at most `capacity` */
   held: number;
   paused: boolean;
   /** live events that arrived while paused, newest first */
@@ -45,16 +45,17 @@ export interface FeedModel {
   ids: ReadonlySet<string>;
   /** history cursor for Load older: undefined before the first page, null when history is exhausted */
   olderCursor: string | null | undefined;
+  /** events the ring keeps (RING_CAP on the Events page; smaller lists such as the recent-changes rail pass less) */
+  capacity: number;
 }
 
-export const EMPTY_FEED: FeedModel = {
-  rows: [],
-  held: 0,
-  paused: false,
-  buffered: [],
-  ids: new Set(),
-  olderCursor: undefined,
-};
+/** An empty ring keeping the newest `capacity` events. */
+export function emptyFeed(capacity: number): FeedModel {
+  return { rows: [], held: 0, paused: false, buffered: [], ids: new Set(), olderCursor: undefined, capacity };
+}
+
+/** The Events page's empty ring (RING_CAP events). */
+export const EMPTY_FEED: FeedModel = emptyFeed(RING_CAP);
 
 const time = (e: FeedEvent): number => {
   const t = Date.parse(e.at);
@@ -65,14 +66,14 @@ function eventRow(event: FeedEvent): FeedRow {
   return { kind: "event", event, at: time(event) };
 }
 
-/** Keeps the newest RING_CAP events (and the gap markers among them), newest first. */
-function cap(rows: FeedRow[]): { rows: FeedRow[]; held: number; ids: Set<string> } {
+/** Keeps the newest `capacity` events (and the gap markers among them), newest first. */
+function cap(rows: FeedRow[], capacity: number): { rows: FeedRow[]; held: number; ids: Set<string> } {
   rows.sort((a, b) => b.at - a.at);
   const out: FeedRow[] = [];
   const ids = new Set<string>();
   for (const r of rows) {
     if (r.kind === "event") {
-      if (ids.size >= RING_CAP) break;
+      if (ids.size >= capacity) break;
       ids.add(r.event.id);
     }
     out.push(r);
@@ -83,7 +84,7 @@ function cap(rows: FeedRow[]): { rows: FeedRow[]; held: number; ids: Set<string>
 function merge(m: FeedModel, events: readonly FeedEvent[], extra: readonly FeedRow[] = []): FeedModel {
   const fresh = events.filter((e) => !m.ids.has(e.id));
   if (fresh.length === 0 && extra.length === 0) return m;
-  const { rows, held, ids } = cap([...m.rows, ...fresh.map(eventRow), ...extra]);
+  const { rows, held, ids } = cap([...m.rows, ...fresh.map(eventRow), ...extra], m.capacity);
   return { ...m, rows, held, ids };
 }
 
@@ -92,7 +93,7 @@ export function receive(m: FeedModel, event: FeedEvent): FeedModel {
   if (m.paused) {
     if (m.ids.has(event.id) || m.buffered.some((b) => b.id === event.id)) return m;
     // the buffer itself is bounded by the ring: older buffered events would fall out on resume anyway
-    return { ...m, buffered: [event, ...m.buffered].slice(0, RING_CAP) };
+    return { ...m, buffered: [event, ...m.buffered].slice(0, m.capacity) };
   }
   return merge(m, [event]);
 }
@@ -100,7 +101,7 @@ export function receive(m: FeedModel, event: FeedEvent): FeedModel {
 /** A gap on the live topic (possible loss), shown where it was noticed. */
 export function gap(m: FeedModel, g: { from: number; to: number; reason: string }, now: number): FeedModel {
   const marker: GapMarker = { kind: "gap", id: `gap-${g.from}-${g.to}-${now}`, at: now, ...g };
-  const { rows, held, ids } = cap([...m.rows, marker]);
+  const { rows, held, ids } = cap([...m.rows, marker], m.capacity);
   return { ...m, rows, held, ids };
 }
 
@@ -116,8 +117,8 @@ export function resume(m: FeedModel): FeedModel {
 
 /** Why Load older is refused now, or undefined when it may run. */
 export function loadOlderRefusal(m: FeedModel): string | undefined {
-  if (m.held >= RING_CAP)
-    return `The event buffer is full at the cap of ${RING_CAP} events; older events are not loaded. Narrow the filters on the server with the history API, or reload the page.`;
+  if (m.held >= m.capacity)
+    return `The event buffer is full at the cap of ${m.capacity} events; older events are not loaded. Narrow the filters on the server with the history API, or reload the page.`;
   if (m.olderCursor === null) return "No older events are stored.";
   return undefined;
 }
@@ -146,7 +147,7 @@ export function visible(m: FeedModel, f: FeedFilters): FeedRow[] {
 /** `Showing {shown} of {held} events · capped at 2000` (spec §6.2). */
 export function counterLine(m: FeedModel, f: FeedFilters): string {
   const shown = m.rows.filter((r) => r.kind === "event" && matches(r, f)).length;
-  return `Showing ${shown} of ${m.held} events · capped at ${RING_CAP}`;
+  return `Showing ${shown} of ${m.held} events · capped at ${m.capacity}`;
 }
 
 /** The header badge (spec §6.2). */

@@ -6,13 +6,14 @@
 import { useQuery } from "@tanstack/react-query";
 import { useNavigate, useParams, useSearch } from "@tanstack/react-router";
 import { useState } from "react";
-import { FleetError, Loading } from "../../components/fleet/fleet-state.tsx";
+import { FleetError, fleetFailure, Loading } from "../../components/fleet/fleet-state.tsx";
 import { defaultDirection, PROTOCOL_LABEL, parseProtocol } from "../../components/fleet/format.ts";
 import { ProtocolSwitch, TierBadge } from "../../components/fleet/protocol-switch.tsx";
 import { nodeQuery } from "../../components/fleet/queries.tsx";
 import type { FleetNode } from "../../components/fleet/types.ts";
 import { useApp } from "../../context.tsx";
 import { useAt } from "../../shell/time-machine.tsx";
+import { RecentChanges } from "../events/recent-changes.tsx";
 import { PeerTable } from "./peer-table.tsx";
 
 function Health(p: { n: FleetNode }) {
@@ -47,7 +48,8 @@ export function NodePage() {
   const name = useParams({ strict: false }).name ?? "";
   const protocol = parseProtocol(useSearch({ strict: false }).protocol);
   const navigate = useNavigate();
-  const q = useQuery(nodeQuery(api, name, protocol, useAt()));
+  const at = useAt();
+  const q = useQuery(nodeQuery(api, name, protocol, at));
   const [chosen, setChosen] = useState<"to" | "from" | null>(null);
   const n = q.data;
   const direction = chosen ?? (n ? defaultDirection(n.to, n.from) : "to");
@@ -60,38 +62,45 @@ export function NodePage() {
           onChange={(v) => void navigate({ to: "/nodes/$name", params: { name }, search: { protocol: v } })}
         />
       </div>
-      {q.error ? <FleetError error={q.error} subject={name} /> : null}
-      {q.isPending ? <Loading what={`node ${name}`} /> : null}
-      {n ? (
-        <>
-          <div className="card">
-            <h2>{PROTOCOL_LABEL[protocol]} health</h2>
-            <Health n={n} />
-          </div>
-          <div className="card">
-            <div className="tabs" role="tablist" aria-label="Direction">
-              {(["to", "from"] as const).map((d) => (
-                <button
-                  key={d}
-                  type="button"
-                  role="tab"
-                  aria-selected={direction === d}
-                  className={direction === d ? "tab active" : "tab"}
-                  onClick={() => setChosen(d)}
-                >
-                  {d === "to" ? "To peers" : "From peers"}
-                </button>
-              ))}
-            </div>
-            <PeerTable
-              node={n.name}
-              direction={direction}
-              rows={direction === "to" ? n.to : n.from}
-              protocol={protocol}
-            />
-          </div>
-        </>
-      ) : null}
+      <div className="with-rail">
+        <div>
+          {q.error ? <FleetError error={q.error} subject={name} /> : null}
+          {q.isPending ? <Loading what={`node ${name}`} /> : null}
+          {n ? (
+            <>
+              <div className="card">
+                <h2>{PROTOCOL_LABEL[protocol]} health</h2>
+                <Health n={n} />
+              </div>
+              <div className="card">
+                <div className="tabs" role="tablist" aria-label="Direction">
+                  {(["to", "from"] as const).map((d) => (
+                    <button
+                      key={d}
+                      type="button"
+                      role="tab"
+                      aria-selected={direction === d}
+                      className={direction === d ? "tab active" : "tab"}
+                      onClick={() => setChosen(d)}
+                    >
+                      {d === "to" ? "To peers" : "From peers"}
+                    </button>
+                  ))}
+                </div>
+                <PeerTable
+                  node={n.name}
+                  direction={direction}
+                  rows={direction === "to" ? n.to : n.from}
+                  protocol={protocol}
+                />
+              </div>
+            </>
+          ) : null}
+        </div>
+        {q.error && fleetFailure(q.error).key === "unknown" ? null : (
+          <RecentChanges object={{ kind: "node", name }} {...(at ? { at } : {})} />
+        )}
+      </div>
     </section>
   );
 }

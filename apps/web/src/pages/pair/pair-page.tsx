@@ -15,6 +15,7 @@ import type { FleetPair, FleetProtocol, PairWindow } from "../../components/flee
 import { TableHead } from "../../components/table-head.tsx";
 import { useApp } from "../../context.tsx";
 import { useAt } from "../../shell/time-machine.tsx";
+import { RecentChanges } from "../events/recent-changes.tsx";
 import { MtrPath } from "./mtr-path.tsx";
 import { PairRuns } from "./pair-runs.tsx";
 import { PathHistory } from "./path-history.tsx";
@@ -121,62 +122,74 @@ export function PairPage() {
           reverse direction
         </Link>
       </p>
-      {q.error ? <FleetError error={q.error} subject={source} /> : null}
-      {q.isPending ? <Loading what="the pair" /> : null}
-      {q.data ? (
-        <>
-          <div className="card">
-            <h2>Health</h2>
-            <HealthTable pair={q.data} />
-          </div>
-          <div className="card">
-            <div className="toolbar">
-              <h2>History</h2>
-              <label>
-                Window{" "}
-                <select
-                  value={window}
-                  onChange={(e) =>
-                    void navigate({
-                      to: "/pairs/$source/$destination",
-                      params: { source, destination },
-                      search: { window: e.target.value },
-                    })
-                  }
-                >
-                  {WINDOWS.map((w) => (
-                    <option key={w} value={w}>
-                      {w}
-                    </option>
-                  ))}
-                </select>
-              </label>
-            </div>
-            <TimeChart
-              title="Round-trip time"
-              unit="ms"
-              series={rtt}
-              windowSeconds={WINDOW_SECONDS[window]}
-            />
-            <TimeChart title="Packet loss" unit="%" series={loss} windowSeconds={WINDOW_SECONDS[window]} />
-          </div>
-          <MtrPath mtr={q.data.mtr} />
-          {at === undefined && can(me, "mtr:read") ? (
-            <PathHistory source={source} destination={destination} />
+      <div className="with-rail">
+        <div>
+          {q.error ? <FleetError error={q.error} subject={source} /> : null}
+          {q.isPending ? <Loading what="the pair" /> : null}
+          {q.data ? (
+            <>
+              <div className="card">
+                <h2>Health</h2>
+                <HealthTable pair={q.data} />
+              </div>
+              <div className="card">
+                <div className="toolbar">
+                  <h2>History</h2>
+                  <label>
+                    Window{" "}
+                    <select
+                      value={window}
+                      onChange={(e) =>
+                        void navigate({
+                          to: "/pairs/$source/$destination",
+                          params: { source, destination },
+                          search: { window: e.target.value },
+                        })
+                      }
+                    >
+                      {WINDOWS.map((w) => (
+                        <option key={w} value={w}>
+                          {w}
+                        </option>
+                      ))}
+                    </select>
+                  </label>
+                </div>
+                <TimeChart
+                  title="Round-trip time"
+                  unit="ms"
+                  series={rtt}
+                  windowSeconds={WINDOW_SECONDS[window]}
+                />
+                <TimeChart
+                  title="Packet loss"
+                  unit="%"
+                  series={loss}
+                  windowSeconds={WINDOW_SECONDS[window]}
+                />
+              </div>
+              <MtrPath mtr={q.data.mtr} />
+              {at === undefined && can(me, "mtr:read") ? (
+                <PathHistory source={source} destination={destination} />
+              ) : null}
+            </>
           ) : null}
-        </>
-      ) : null}
-      {can(me, "runs:create") && !(q.error && fleetFailure(q.error).key === "unknown") ? (
-        <RunCheck source={source} destination={destination} past={at !== undefined} />
-      ) : null}
-      {can(me, "runs:read") && !(q.error && fleetFailure(q.error).key === "unknown") ? (
-        <PairRuns
-          source={source}
-          destination={destination}
-          past={at !== undefined}
-          canCreate={can(me, "runs:create")}
-        />
-      ) : null}
+          {can(me, "runs:create") && !(q.error && fleetFailure(q.error).key === "unknown") ? (
+            <RunCheck source={source} destination={destination} past={at !== undefined} />
+          ) : null}
+          {can(me, "runs:read") && !(q.error && fleetFailure(q.error).key === "unknown") ? (
+            <PairRuns
+              source={source}
+              destination={destination}
+              past={at !== undefined}
+              canCreate={can(me, "runs:create")}
+            />
+          ) : null}
+        </div>
+        {q.error && fleetFailure(q.error).key === "unknown" ? null : (
+          <RecentChanges object={{ kind: "pair", source, destination }} {...(at ? { at } : {})} />
+        )}
+      </div>
     </section>
   );
 }
