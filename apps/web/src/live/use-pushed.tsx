@@ -44,3 +44,18 @@ export function usePushed(
   }, [live, queryClient, topicList, enabled]);
   return enabled && state.connected && state.fed === true && refused === 0;
 }
+
+/**
+ * The notice of spec §6.2 degraded state 1 on a pushed page: this replica does not receive the controller's event
+ * stream, so the page polls every 15 s. Gone as soon as the replica is fed again; never under the Time Machine.
+ */
+export function UnfedNotice(p: { enabled: boolean }) {
+  const state = useLiveState();
+  if (!p.enabled || state.fed !== false) return null;
+  return (
+    <div className="banner banner-warn" role="status" data-testid="unfed-notice">
+      Live updates paused: this console is not receiving the controller's event stream; refreshing every{" "}
+      {UNFED_POLL_MS / 1000} s.
+    </div>
+  );
+}

@@ -12,7 +12,7 @@ import { ProtocolSwitch, TierLegend } from "../../components/fleet/protocol-swit
 import { matrixQuery } from "../../components/fleet/queries.tsx";
 import type { MatrixCell } from "../../components/fleet/types.ts";
 import { useApp } from "../../context.tsx";
-import { usePushed } from "../../live/use-pushed.tsx";
+import { UnfedNotice, usePushed } from "../../live/use-pushed.tsx";
 import { useAt } from "../../shell/time-machine.tsx";
 import { CellGrid } from "./cell-grid.ts";
 import { MatrixCanvas } from "./matrix-canvas.tsx";
@@ -36,6 +36,7 @@ export function MatrixPage() {
   return (
     <section className="page">
       <h1>Matrix</h1>
+      <UnfedNotice enabled={at === undefined} />
       <div className="toolbar">
         <ProtocolSwitch
           value={protocol}

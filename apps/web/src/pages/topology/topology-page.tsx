@@ -12,7 +12,7 @@ import { TierLegend } from "../../components/fleet/protocol-switch.tsx";
 import { topologyQuery } from "../../components/fleet/queries.tsx";
 import type { FleetTier, FleetTopology } from "../../components/fleet/types.ts";
 import { useApp } from "../../context.tsx";
-import { usePushed } from "../../live/use-pushed.tsx";
+import { UnfedNotice, usePushed } from "../../live/use-pushed.tsx";
 import { useAt } from "../../shell/time-machine.tsx";
 import { topologyLayout } from "./topology-layout.ts";
 
@@ -159,6 +159,7 @@ export function TopologyPage() {
   return (
     <section className="page">
       <h1>Topology</h1>
+      <UnfedNotice enabled={at === undefined} />
       {q.error ? <FleetError error={q.error} /> : null}
       {q.isPending ? <Loading what="the topology" /> : null}
       {q.data ? (
