@@ -6,6 +6,7 @@ import { after, before, describe, test } from "node:test";
 import { Controller, RawAgentClient, registerRequest, testConfig, waitUntil } from "@svc/controller";
 import type { Browser, Page } from "playwright-core";
 import type { ConsoleServer } from "../../apps/console/src/server.ts";
+import { CookieClient } from "../../apps/console/src/testing/harness.ts";
 import { type TestDatabases, testDatabases } from "../../apps/console/src/testing/test-db.ts";
 import { skipUnless } from "../helpers/env.ts";
 import { TcpProxy } from "../helpers/tcp-proxy.ts";
@@ -177,6 +178,48 @@ describe("console web app: Recent changes rail and the unfed notice", skipUnless
       await ctx.close();
     } finally {
       await bare.stop();
+    }
+  });
+
+  test("a subject without events:read sees the rail say it is not shown", async () => {
+    const fresh = await dbs.fresh();
+    const hdr = await startWebConsole(
+      "auth:\n  mode: header\n  header: { trustedProxyCIDRs: [127.0.0.1/32] }\n  groupRoles: { admins: admin }\n",
+      fresh.db,
+    );
+    try {
+      const headers = { "x-remote-user": "ada", "x-remote-groups": "admins" };
+      const cfg = (await (await fetch(`${hdr.httpUrl}/api/v1/config`, { headers })).json()) as {
+        auth: { csrfCookie: string };
+      };
+      const admin = new CookieClient(hdr.httpUrl, cfg.auth.csrfCookie);
+      await admin.request("GET", "/api/v1/auth/me", { headers });
+      const put = await admin.request("PUT", "/api/v1/rbac/roles/mtr-only", {
+        headers,
+        csrf: true,
+        body: { permissions: ["mtr:read"] },
+      });
+      assert.ok(put.status < 300, `role: ${put.status} ${JSON.stringify(put.body)}`);
+      const bind = await admin.request("POST", "/api/v1/rbac/bindings", {
+        headers,
+        csrf: true,
+        body: { subject: "header:nora", role: "mtr-only" },
+      });
+      assert.ok(bind.status < 300, `binding: ${bind.status} ${JSON.stringify(bind.body)}`);
+      const ctx = await browser.newContext({
+        viewport: { width: 1280, height: 900 },
+        extraHTTPHeaders: { "x-remote-user": "nora" },
+      });
+      const page = await ctx.newPage();
+      page.setDefaultTimeout(15_000);
+      await page.goto(`${hdr.httpUrl}/nodes/node-1`);
+      const state = rail(page).getByTestId("rail-state");
+      await state.waitFor();
+      assert.equal(await state.innerText(), "Not shown: your role does not include events:read.");
+      assert.equal(await railRows(page).count(), 0);
+      await ctx.close();
+    } finally {
+      await hdr.stop();
     }
   });
 
