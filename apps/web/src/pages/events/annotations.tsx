@@ -50,22 +50,31 @@ export function AnnotationForm() {
   return (
     <form className="card grid-form" onSubmit={(e) => void submit(e)} aria-label="Add annotation">
       <h2>Add annotation</h2>
-      <label>
-        Text
-        <textarea value={text} onChange={(e) => setText(e.target.value)} maxLength={4096} required rows={2} />
-      </label>
-      <label>
-        Scope (empty for the whole fleet)
-        <input value={scope} onChange={(e) => setScope(e.target.value)} maxLength={512} />
-      </label>
-      <label>
-        Start (empty for now)
-        <input type="datetime-local" value={start} onChange={(e) => setStart(e.target.value)} />
-      </label>
-      <label>
-        End (for a span)
-        <input type="datetime-local" value={end} onChange={(e) => setEnd(e.target.value)} />
-      </label>
+      {/* held while saving: the fields clear when the save lands, which would wipe text typed meanwhile */}
+      <fieldset className="plain" disabled={act.busy}>
+        <label>
+          Text
+          <textarea
+            value={text}
+            onChange={(e) => setText(e.target.value)}
+            maxLength={4096}
+            required
+            rows={2}
+          />
+        </label>
+        <label>
+          Scope (empty for the whole fleet)
+          <input value={scope} onChange={(e) => setScope(e.target.value)} maxLength={512} />
+        </label>
+        <label>
+          Start (empty for now)
+          <input type="datetime-local" value={start} onChange={(e) => setStart(e.target.value)} />
+        </label>
+        <label>
+          End (for a span)
+          <input type="datetime-local" value={end} onChange={(e) => setEnd(e.target.value)} />
+        </label>
+      </fieldset>
       <button type="submit" disabled={act.busy}>
         Add
       </button>
