@@ -4,11 +4,12 @@
 // one, and finds the stored state after a reload; a viewer (no incidents:write) sees them without any controls.
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
-import { Controller, RawAgentClient, registerRequest, testConfig, waitUntil } from "@svc/controller";
+import { waitUntil } from "@svc/controller";
 import type { Browser, Page } from "playwright-core";
 import type { ConsoleServer } from "../../apps/console/src/server.ts";
 import { type TestDatabases, testDatabases } from "../../apps/console/src/testing/test-db.ts";
 import { skipUnless } from "../helpers/env.ts";
+import { type EventsController, startEventsController } from "./events-controller.ts";
 import {
   browserMissing,
   ensureWebBuilt,
@@ -25,44 +26,29 @@ function localInputValue(ms: number): string {
 }
 
 describe("console web app: annotations in the event feed", skipUnless(browserMissing()), () => {
-  let ctl: Controller;
+  let fleet: EventsController;
   let dbs: TestDatabases;
   let server: ConsoleServer;
   let browser: Browser;
-  let raw: RawAgentClient;
-  let address = 90;
-  const register = async (name: string) => {
-    address++;
-    return raw.register(
-      registerRequest({ node_name: name, advertise_address: `198.18.0.${address}`, zone: "z1" }),
-    );
-  };
+  const register = (name: string) => fleet.register(name);
 
   before(async () => {
     ensureWebBuilt();
-    ctl = new Controller({
-      config: testConfig({ eventsEnabled: true, agentTtl: 600_000 }),
-      version: { version: "2.5.0", commit: "web-test" },
-      grpcHost: "127.0.0.1",
-      httpHost: "127.0.0.1",
-    });
-    await ctl.start();
+    fleet = await startEventsController(91);
     dbs = await testDatabases();
     server = await startWebConsole(
       "auth:\n  mode: header\n  header: { trustedProxyCIDRs: [127.0.0.1/32] }\n" +
         "  groupRoles: { ops: operator, watchers: viewer }\n" +
-        `controller:\n  url: http://127.0.0.1:${ctl.httpPort}\n  grpcAddress: 127.0.0.1:${ctl.grpcPort}\n`,
+        fleet.consoleYaml(),
       (await dbs.fresh()).db,
     );
     await waitUntil(() => server.history.ingester?.status().connected === true, "console fed");
     browser = await launchChromium();
-    raw = new RawAgentClient(ctl.grpcPort);
   });
   after(async () => {
-    raw?.close();
     await browser?.close();
     await server?.stop();
-    await ctl?.stop();
+    await fleet?.stop();
     await dbs?.close();
   });
 

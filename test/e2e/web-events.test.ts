@@ -5,12 +5,13 @@
 // tailing) and Start run disabled on the Runs page.
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
-import { Controller, RawAgentClient, registerRequest, testConfig, waitUntil } from "@svc/controller";
+import { waitUntil } from "@svc/controller";
 import type { Browser, Page } from "playwright-core";
 import type { ConsoleServer } from "../../apps/console/src/server.ts";
 import { type TestDatabases, testDatabases } from "../../apps/console/src/testing/test-db.ts";
 import { skipUnless } from "../helpers/env.ts";
 import { TcpProxy } from "../helpers/tcp-proxy.ts";
+import { type EventsController, startEventsController } from "./events-controller.ts";
 import {
   browserMissing,
   ensureWebBuilt,
@@ -20,47 +21,30 @@ import {
 } from "./web-harness.ts";
 
 describe("console web app: Events page and the Time Machine", skipUnless(browserMissing()), () => {
-  let ctl: Controller;
+  let fleet: EventsController;
   let dbs: TestDatabases;
   let schema: string;
   let yaml: string;
   let a: ConsoleServer;
   let browser: Browser;
-  let raw: RawAgentClient;
   const fed = (s: ConsoleServer) => s.history.ingester?.status().connected === true;
-  let address = 30;
-  const register = async (name: string) => {
-    address++;
-    return raw.register(
-      registerRequest({ node_name: name, advertise_address: `198.18.0.${address}`, zone: "z1" }),
-    );
-  };
+  const register = (name: string) => fleet.register(name);
 
   before(async () => {
     ensureWebBuilt();
-    ctl = new Controller({
-      config: testConfig({ eventsEnabled: true, agentTtl: 600_000 }),
-      version: { version: "2.5.0", commit: "web-test" },
-      grpcHost: "127.0.0.1",
-      httpHost: "127.0.0.1",
-    });
-    await ctl.start();
+    fleet = await startEventsController(31);
     dbs = await testDatabases();
     const fresh = await dbs.fresh();
     schema = fresh.schema;
-    yaml =
-      "auth:\n  mode: anonymous\n  anonymous:\n    role: operator\n" +
-      `controller:\n  url: http://127.0.0.1:${ctl.httpPort}\n  grpcAddress: 127.0.0.1:${ctl.grpcPort}\n`;
+    yaml = `auth:\n  mode: anonymous\n  anonymous:\n    role: operator\n${fleet.consoleYaml()}`;
     a = await startWebConsole(yaml, fresh.db);
     await waitUntil(() => fed(a), "console A fed by the controller stream");
     browser = await launchChromium();
-    raw = new RawAgentClient(ctl.grpcPort);
   });
   after(async () => {
-    raw?.close();
     await browser?.close();
     await a?.stop();
-    await ctl?.stop();
+    await fleet?.stop();
     await dbs?.close();
   });
 
@@ -154,7 +138,7 @@ describe("console web app: Events page and the Time Machine", skipUnless(browser
     await new Promise((r) => setTimeout(r, 1100));
     const then = new Date().toISOString();
     await new Promise((r) => setTimeout(r, 1100));
-    await raw.deregister(gone.agent_id);
+    await fleet.raw.deregister(gone.agent_id);
     await waitUntil(async () => {
       const res = await fetch(`${a.httpUrl}/api/v1/events?scope=tm-2&limit=10`);
       return ((await res.json()) as { events: unknown[] }).events.length >= 4;
@@ -189,7 +173,7 @@ describe("console web app: Events page and the Time Machine", skipUnless(browser
       const res = await fetch(`${a.httpUrl}/api/v1/events?scope=tm-3&limit=10`);
       return ((await res.json()) as { events: unknown[] }).events.length >= 2;
     }, "tm-3 joined stored");
-    await raw.deregister(later.agent_id);
+    await fleet.raw.deregister(later.agent_id);
     assert.equal(await rowsOf("tm-3").count(), 0, "a live event does not enter the past");
     // Runs as of the instant: Start run probes now, disabled
     await page.goto(`${a.httpUrl}/runs?at=${encodeURIComponent(then)}`);

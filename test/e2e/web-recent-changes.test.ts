@@ -3,13 +3,14 @@
 // controller's gRPC through a TCP proxy the test owns, so the test can take the event stream away and give it back.
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
-import { Controller, RawAgentClient, registerRequest, testConfig, waitUntil } from "@svc/controller";
+import { waitUntil } from "@svc/controller";
 import type { Browser, Page } from "playwright-core";
 import type { ConsoleServer } from "../../apps/console/src/server.ts";
 import { CookieClient } from "../../apps/console/src/testing/harness.ts";
 import { type TestDatabases, testDatabases } from "../../apps/console/src/testing/test-db.ts";
 import { skipUnless } from "../helpers/env.ts";
 import { TcpProxy } from "../helpers/tcp-proxy.ts";
+import { type EventsController, startEventsController } from "./events-controller.ts";
 import {
   browserMissing,
   ensureWebBuilt,
@@ -19,20 +20,13 @@ import {
 } from "./web-harness.ts";
 
 describe("console web app: Recent changes rail and the unfed notice", skipUnless(browserMissing()), () => {
-  let ctl: Controller;
+  let fleet: EventsController;
   let dbs: TestDatabases;
   let proxy: TcpProxy;
   let a: ConsoleServer;
   let browser: Browser;
-  let raw: RawAgentClient;
   const fed = (s: ConsoleServer) => s.history.ingester?.status().connected === true;
-  let address = 60;
-  const register = async (name: string) => {
-    address++;
-    return raw.register(
-      registerRequest({ node_name: name, advertise_address: `198.18.0.${address}`, zone: "z1" }),
-    );
-  };
+  const register = (name: string) => fleet.register(name);
   const stored = async (scope: string): Promise<string[]> => {
     const res = await fetch(`${a.httpUrl}/api/v1/events?scope=${encodeURIComponent(scope)}&limit=200`);
     const body = (await res.json()) as { events: { scope: string; id: string }[] };
@@ -41,31 +35,22 @@ describe("console web app: Recent changes rail and the unfed notice", skipUnless
 
   before(async () => {
     ensureWebBuilt();
-    ctl = new Controller({
-      config: testConfig({ eventsEnabled: true, agentTtl: 600_000 }),
-      version: { version: "2.5.0", commit: "web-test" },
-      grpcHost: "127.0.0.1",
-      httpHost: "127.0.0.1",
-    });
-    await ctl.start();
-    proxy = await TcpProxy.start(ctl.grpcPort);
+    fleet = await startEventsController(61);
+    proxy = await TcpProxy.start(fleet.ctl.grpcPort);
     dbs = await testDatabases();
     const fresh = await dbs.fresh();
     a = await startWebConsole(
-      "auth:\n  mode: anonymous\n  anonymous:\n    role: operator\n" +
-        `controller:\n  url: http://127.0.0.1:${ctl.httpPort}\n  grpcAddress: 127.0.0.1:${proxy.port}\n`,
+      `auth:\n  mode: anonymous\n  anonymous:\n    role: operator\n${fleet.consoleYaml(proxy.port)}`,
       fresh.db,
     );
     await waitUntil(() => fed(a), "console fed by the controller stream");
     browser = await launchChromium();
-    raw = new RawAgentClient(ctl.grpcPort);
   });
   after(async () => {
-    raw?.close();
     await browser?.close();
     await a?.stop();
     await proxy?.close();
-    await ctl?.stop();
+    await fleet?.stop();
     await dbs?.close();
   });
 
@@ -110,8 +95,8 @@ describe("console web app: Recent changes rail and the unfed notice", skipUnless
       15_000,
     );
     // node-10 leaves, then node-1: the rail gains node-1's rows only, without a reload
-    await raw.deregister(ten.agent_id);
-    await raw.deregister(one.agent_id);
+    await fleet.raw.deregister(ten.agent_id);
+    await fleet.raw.deregister(one.agent_id);
     await waitUntil(async () => (await stored("node-1")).length > joined, "node-1 left stored");
     const now = (await stored("node-1")).length;
     await rowCount(page, now);
@@ -134,7 +119,7 @@ describe("console web app: Recent changes rail and the unfed notice", skipUnless
 
   test("a pair's rail holds the pair's own scope, stored and live, not the reverse nor a longer name", async () => {
     const check = (scope: string, ok: boolean) =>
-      ctl.events.publish({
+      fleet.ctl.events.publish({
         type: "CheckObserved",
         severity: ok ? "info" : "warn",
         scope,
