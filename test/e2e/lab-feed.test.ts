@@ -7,7 +7,7 @@ import { after, before, describe, test } from "node:test";
 import { Lab } from "@svc/lab";
 import type { Browser, Page } from "playwright-core";
 import { skipUnless } from "../helpers/env.ts";
-import { browserMissing, ensureWebBuilt, launchChromium, screenshot } from "./web-harness.ts";
+import { browserMissing, ensureWebBuilt, launchChromium, openPage, screenshot } from "./web-harness.ts";
 
 /** controller.agentTtl in the lab (the default) */
 const TTL_MS = 30_000;
@@ -26,11 +26,9 @@ describe("svc lab: a killed agent in the live feed and in history", skipUnless(b
     lab = new Lab({ agents: 2, netns: false, prometheus: false });
     await lab.start();
     browser = await launchChromium();
-    page = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage();
-    page.setDefaultTimeout(15_000);
     const admin = lab.consoleAdmin;
     assert.ok(admin, "the lab started its console");
-    await page.goto(`${lab.consoleUrl}/events`);
+    page = await openPage(browser, `${lab.consoleUrl}/events`);
     await page.getByLabel("Username").fill(admin.username);
     await page.getByLabel("Password").fill(admin.password);
     await page.getByRole("button", { name: "Sign in" }).click();

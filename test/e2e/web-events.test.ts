@@ -16,6 +16,7 @@ import {
   browserMissing,
   ensureWebBuilt,
   launchChromium,
+  openPage,
   screenshot,
   startWebConsole,
 } from "./web-harness.ts";
@@ -48,13 +49,7 @@ describe("console web app: Events page and the Time Machine", skipUnless(browser
     await dbs?.close();
   });
 
-  async function open(url: string): Promise<Page> {
-    const ctx = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-    const page = await ctx.newPage();
-    page.setDefaultTimeout(15_000);
-    await page.goto(url);
-    return page;
-  }
+  const open = (url: string): Promise<Page> => openPage(browser, url);
   const rows = (page: Page) => page.getByTestId("feed-row");
   const badge = (page: Page) => page.getByTestId("feed-badge");
   const live = (page: Page) =>

@@ -49,6 +49,14 @@ export async function startWebConsole(yaml: string, db?: Db): Promise<ConsoleSer
   return server;
 }
 
+/** A page of its own (fresh context, 1280x900, 15 s default timeout) on `url`. */
+export async function openPage(browser: Browser, url: string): Promise<Page> {
+  const page = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage();
+  page.setDefaultTimeout(15_000);
+  await page.goto(url);
+  return page;
+}
+
 /** Launches headless Chromium with the flags design.md names. */
 export function launchChromium(): Promise<Browser> {
   return chromium.launch({

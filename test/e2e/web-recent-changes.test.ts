@@ -15,6 +15,7 @@ import {
   browserMissing,
   ensureWebBuilt,
   launchChromium,
+  openPage,
   screenshot,
   startWebConsole,
 } from "./web-harness.ts";
@@ -54,13 +55,7 @@ describe("console web app: Recent changes rail and the unfed notice", skipUnless
     await dbs?.close();
   });
 
-  async function open(path: string): Promise<Page> {
-    const ctx = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-    const page = await ctx.newPage();
-    page.setDefaultTimeout(15_000);
-    await page.goto(`${a.httpUrl}${path}`);
-    return page;
-  }
+  const open = (path: string): Promise<Page> => openPage(browser, `${a.httpUrl}${path}`);
   const rail = (page: Page) => page.getByRole("complementary", { name: "Recent changes" });
   const railRows = (page: Page) => rail(page).getByTestId("rail-row");
   const scopes = async (page: Page) =>
