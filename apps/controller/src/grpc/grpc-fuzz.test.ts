@@ -32,6 +32,12 @@ const SEED = 18;
 const FUZZ_RUNS = Number(process.env.FUZZ_RUNS ?? 1000);
 /** Per-call deadline: a call still open after it is a hang. */
 const CALL_DEADLINE_MS = 10_000;
+/**
+ * Streams cancelled on one connection before it is replaced. The server's HTTP/2 layer (nghttp2's rapid-reset
+ * guard: a burst of 1,000 RST_STREAM, then 33 a second) ends a connection that cancels streams faster than that
+ * with INTERNAL_ERROR, which is the controller defending itself, not a fault of the RPC under test.
+ */
+const CANCELS_PER_CONNECTION = 200;
 
 interface MethodDef {
   path: string;
@@ -205,6 +211,7 @@ const GENERATORS: Record<string, RpcSpec> = {
 
 let controller: Controller;
 let client: grpc.Client;
+let cancelsOnClient = 0;
 let raw: RawAgentClient;
 const identity = (b: Buffer): Buffer => b;
 
@@ -218,7 +225,7 @@ before(async () => {
     peerDebounceMs: 5,
   });
   await controller.start();
-  client = new grpc.Client(`127.0.0.1:${controller.grpcPort}`, grpc.credentials.createInsecure());
+  client = newClient();
   raw = new RawAgentClient(controller.grpcPort);
 });
 
@@ -227,6 +234,23 @@ after(async () => {
   raw?.close();
   await controller?.stop();
 });
+
+/** A client on a connection of its own (no subchannel shared with earlier clients). */
+function newClient(): grpc.Client {
+  return new grpc.Client(`127.0.0.1:${controller.grpcPort}`, grpc.credentials.createInsecure(), {
+    "grpc.use_local_subchannel_pool": 1,
+  });
+}
+
+/** The client for the next stream: a fresh connection once this one has cancelled its share of streams. */
+function streamClient(): grpc.Client {
+  if (++cancelsOnClient > CANCELS_PER_CONNECTION) {
+    client.close();
+    client = newClient();
+    cancelsOnClient = 1;
+  }
+  return client;
+}
 
 function registrySnapshot(): Snapshot {
   const agents = controller.registry
@@ -267,9 +291,16 @@ function unary(path: string, bytes: Buffer): Promise<Outcome> {
 /** A server stream, cancelled as soon as it is open (headers or a first message). */
 function stream(path: string, bytes: Buffer): Promise<Outcome> {
   return new Promise((resolve) => {
-    const call = client.makeServerStreamRequest(path, identity, identity, bytes, new grpc.Metadata(), {
-      deadline: Date.now() + CALL_DEADLINE_MS,
-    });
+    const call = streamClient().makeServerStreamRequest(
+      path,
+      identity,
+      identity,
+      bytes,
+      new grpc.Metadata(),
+      {
+        deadline: Date.now() + CALL_DEADLINE_MS,
+      },
+    );
     let opened = false;
     const open = (): void => {
       if (opened) return;
