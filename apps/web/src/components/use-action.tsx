@@ -21,8 +21,9 @@ export function useAction(invalidate: string[]) {
       setError(describeError(e));
       return false;
     } finally {
-      setBusy(false);
+      // busy until the lists hold the outcome: a control that acts on a row must not act on the row as it was
       for (const key of invalidate) await queryClient.invalidateQueries({ queryKey: [key] });
+      setBusy(false);
     }
   };
   return { run, error, notice, busy };

@@ -221,6 +221,7 @@ export function ChecksPage() {
               <td>
                 <button
                   type="button"
+                  disabled={act.busy}
                   onClick={() =>
                     void act.run(() =>
                       api.call(c.updateCheck, {
@@ -232,7 +233,7 @@ export function ChecksPage() {
                 >
                   {d.enabled ? "Disable" : "Enable"}
                 </button>{" "}
-                <button type="button" onClick={() => setEditing(d.id)}>
+                <button type="button" disabled={act.busy} onClick={() => setEditing(d.id)}>
                   Edit
                 </button>{" "}
                 <ConfirmButton
