@@ -50,6 +50,12 @@ const VARIANTS: Record<string, Omit<AgentVariant, "name">> = {
   "heap-growing-25": { nodeArgs: ["--heap-growing-percent=25"] },
   "arena-max-1": { env: { MALLOC_ARENA_MAX: "1" } },
   "mmap-threshold-64k": { env: { MALLOC_MMAP_THRESHOLD_: "65536" } },
+  // V8's own memory-for-speed switches, each on top of `shipped`
+  "shipped+lite-mode": { nodeArgs: [...AGENT_NODE_FLAGS, "--lite-mode"], env: AGENT_ENV },
+  "shipped+optimize-for-size": { nodeArgs: [...AGENT_NODE_FLAGS, "--optimize-for-size"], env: AGENT_ENV },
+  "shipped+single-threaded": { nodeArgs: [...AGENT_NODE_FLAGS, "--single-threaded"], env: AGENT_ENV },
+  "shipped+no-sparkplug": { nodeArgs: [...AGENT_NODE_FLAGS, "--no-sparkplug"], env: AGENT_ENV },
+  "shipped+v8-pool-1": { nodeArgs: [...AGENT_NODE_FLAGS, "--v8-pool-size=1"], env: AGENT_ENV },
 };
 
 const { values } = parseArgs({
