@@ -116,9 +116,9 @@ describe("svc lab: down and signals", { ...skipUnless(needsRoot()), timeout: 240
   test("`svc lab down` leaves alone what no state file names, and a dead lab's index another bridge now holds", async () => {
     // a bridge as a lab has it between creating it and writing its state (or a test's, or another state dir's)
     const index = await createBridge();
+    const ifindex = bridgeIfindex(index);
     const dir = mkdtempSync(join(tmpdir(), "svc-lab-state-"));
     try {
-      const ifindex = bridgeIfindex(index);
       assert.ok(ifindex !== undefined);
       const first = await labDown(dir);
       assert.match(first, /removed 0 stale lab network/);
@@ -155,7 +155,9 @@ describe("svc lab: down and signals", { ...skipUnless(needsRoot()), timeout: 240
       assert.equal(bridgeIfindex(index), undefined, "the gone lab's own bridge is removed");
       assert.ok(!existsSync(file));
     } finally {
-      await destroyNetwork(index, []);
+      // only while it is still ours: once `svc lab down` removed it, another suite's lab may have made its own
+      // bridge under the same name (deleting that one broke its start: "Cannot find device svcbr1")
+      if (ifindex !== undefined && bridgeIfindex(index) === ifindex) await destroyNetwork(index, []);
       rmSync(dir, { recursive: true, force: true });
     }
   });

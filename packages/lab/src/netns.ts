@@ -33,8 +33,21 @@ export function namespaceName(index: number, node: string): string {
 export async function createBridge(): Promise<number> {
   for (let index = 1; index < 255; index++) {
     if (await tryRun("ip", ["link", "add", bridgeName(index), "type", "bridge"])) {
-      await run("ip", ["addr", "add", `${bridgeAddress(index)}/${LAB_PREFIX_LEN}`, "dev", bridgeName(index)]);
-      await run("ip", ["link", "set", bridgeName(index), "up"]);
+      const ifindex = bridgeIfindex(index);
+      try {
+        await run("ip", [
+          "addr",
+          "add",
+          `${bridgeAddress(index)}/${LAB_PREFIX_LEN}`,
+          "dev",
+          bridgeName(index),
+        ]);
+        await run("ip", ["link", "set", bridgeName(index), "up"]);
+      } catch (err) {
+        // removed under us (`svc lab down --all` elsewhere, say) before it was set up: take the next index
+        if (ifindex === undefined || bridgeIfindex(index) !== ifindex) continue;
+        throw err;
+      }
       return index;
     }
   }
