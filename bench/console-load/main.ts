@@ -5,7 +5,11 @@
  * (timed in this process, from sending a request to the end of its body), errors; the console's working set
  * (its own memory cgroup: usage minus inactive file pages) and CPU before, during and after the load.
  *
- *   npm run bench -- console-load [--clients 50] [--seconds 60] [--agents 3]
+ *   npm run bench -- console-load [--clients 50] [--seconds 60] [--agents 3] [--store pglite|postgres]
+ *
+ * --store postgres puts the console on the local PostgreSQL (a database of its own, made for the run and dropped
+ * after it; `--postgres` names the server, default postgres://127.0.0.1:5432/test), as in production; the default
+ * is the embedded PGlite the lab uses, whose WebAssembly PostgreSQL lives in the console's own memory.
  *
  * The lab (controller, agents on loopback, Prometheus scraping every 5 s, console) runs first for a warm-up of
  * 20 s so the fleet routes have data. Each client is a closed loop (the next request when the previous answered)
@@ -20,6 +24,7 @@ import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { Lab } from "@svc/lab";
+import pg from "pg";
 import { stringify } from "yaml";
 import { MemoryCgroup, mib } from "../lib/cgroup.ts";
 import { cpuMs, rss } from "../lib/proc.ts";
@@ -30,8 +35,14 @@ const { values } = parseArgs({
     clients: { type: "string", default: "50" },
     seconds: { type: "string", default: "60" },
     agents: { type: "string", default: "3" },
+    store: { type: "string", default: "pglite" },
+    postgres: { type: "string", default: "postgres://127.0.0.1:5432/test" },
   },
 });
+if (values.store !== "pglite" && values.store !== "postgres") {
+  throw new Error(`--store must be pglite or postgres, got ${values.store}`);
+}
+const onPostgres = values.store === "postgres";
 const clients = Number(values.clients);
 const SVC_BIN = new URL("../../apps/cli/bin/svc.mjs", import.meta.url).pathname;
 
@@ -44,6 +55,32 @@ async function freePort(): Promise<number> {
 }
 const seconds = Number(values.seconds);
 
+/** A new database on the PostgreSQL server of --postgres, for this run alone; its URL. */
+async function freshPostgres(): Promise<string> {
+  pgDatabase = `svc_bench_${randomBytes(6).toString("hex")}`;
+  const admin = new pg.Client({ connectionString: values.postgres });
+  await admin.connect();
+  try {
+    await admin.query(`CREATE DATABASE ${pgDatabase}`);
+  } finally {
+    await admin.end();
+  }
+  const url = new URL(values.postgres);
+  url.pathname = `/${pgDatabase}`;
+  return url.toString();
+}
+
+async function dropPostgres(): Promise<void> {
+  if (pgDatabase === "") return;
+  const admin = new pg.Client({ connectionString: values.postgres });
+  await admin.connect();
+  try {
+    await admin.query(`DROP DATABASE IF EXISTS ${pgDatabase} WITH (FORCE)`);
+  } finally {
+    await admin.end();
+  }
+}
+
 const lab = new Lab({
   agents: Number(values.agents),
   netns: false,
@@ -52,6 +89,7 @@ const lab = new Lab({
 });
 let cg: MemoryCgroup | undefined;
 let child: ChildProcess | undefined;
+let pgDatabase = "";
 const dir = mkdtempSync(join(tmpdir(), "svc-bench-console-"));
 try {
   await lab.start();
@@ -73,7 +111,7 @@ try {
         mode: "local",
         local: { bootstrapAdmin: "admin", bootstrapPasswordFile: join(dir, "admin-password") },
       },
-      database: { url: `pglite:${join(dir, "console-db")}` },
+      database: { url: onPostgres ? await freshPostgres() : `pglite:${join(dir, "console-db")}` },
       ...(lab.prometheusUrl ? { prometheus: { url: lab.prometheusUrl } } : {}),
     }),
   );
@@ -194,7 +232,7 @@ try {
       .map(([, p]) => p)
       .join(
         ", ",
-      )}); lab of ${lab.nodes.length} agents on loopback, Prometheus scraping every 5 s, console on PGlite (started by the bench as the lab starts it, without the controller's event stream). Latency measured in the load generator (this process, on the same 2 cores). The console in a memory cgroup of its own (cgroup v${cg.version}); working set = usage minus inactive file pages. Load average (1/5/15 min) at start ${loadStart.join(" / ")}, at end ${loadavg()
+      )}); lab of ${lab.nodes.length} agents on loopback, Prometheus scraping every 5 s, console on ${onPostgres ? "PostgreSQL (a database of its own on the local server, another process: not in the console's cgroup)" : "PGlite"} (started by the bench as the lab starts it, without the controller's event stream). Latency measured in the load generator (this process, on the same 2 cores). The console in a memory cgroup of its own (cgroup v${cg.version}); working set = usage minus inactive file pages. Load average (1/5/15 min) at start ${loadStart.join(" / ")}, at end ${loadavg()
       .map((x) => x.toFixed(2))
       .join(" / ")}.\n\n${table(
       ["routes", "requests", "req/s", "p50 ms", "p99 ms", "max ms"],
@@ -217,6 +255,7 @@ try {
   child?.kill("SIGTERM");
   await lab.stop();
   await cg?.remove();
+  await dropPostgres();
   rmSync(dir, { recursive: true, force: true });
 }
 process.exit(0);
