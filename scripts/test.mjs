@@ -4,7 +4,7 @@
 //   e.g. npm test -- apps/agent; npm test -- --unit
 // Files start longest first, by the durations in test/durations.json (files not in it first of all: they may be
 // long), so the long end-to-end files do not start last and leave one worker idle at the end of the run.
-// --record-durations rewrites that file from this run (scripts/test-durations-reporter.mjs).
+// --record-durations rewrites that file from this run. The files run through scripts/test-run.mjs.
 // --unit: only unit tests, files that start no child process and need no root, network namespace, external
 // binary or browser (servers in-process on 127.0.0.1 are allowed); --integration: the rest. A file is an
 // integration test when it lives under test/e2e/, or when it, or a file it imports by a relative path (followed
@@ -139,7 +139,7 @@ if (record) {
       .filter(([f]) => f.endsWith(".test.ts") && existsSync(f))
       .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1));
     writeFileSync(DURATIONS, `${JSON.stringify(Object.fromEntries(sorted), null, 2)}\n`);
-    console.error(`test: durations of ${merged.size} files in ${DURATIONS}`);
+    console.error(`test: durations of ${sorted.length} files in ${DURATIONS}`);
   } catch (err) {
     console.error(`test: durations not recorded: ${err.message}`);
   } finally {
