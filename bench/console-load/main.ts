@@ -8,7 +8,7 @@
  *   npm run bench -- console-load [--clients 50] [--seconds 60] [--agents 3] [--store pglite|postgres]
  *
  * --store postgres puts the console on the local PostgreSQL (a database of its own, made for the run and dropped
- * after it; `--postgres` names the server, default postgres://127.0.0.1:5432/test), as in production; the default
+ * after it; `--postgres` names the server, default postgres://postgres@127.0.0.1:5432/test), as in production; the default
  * is the embedded PGlite the lab uses, whose WebAssembly PostgreSQL lives in the console's own memory.
  *
  * The lab (controller, agents on loopback, Prometheus scraping every 5 s, console) runs first for a warm-up of
@@ -36,7 +36,7 @@ const { values } = parseArgs({
     seconds: { type: "string", default: "60" },
     agents: { type: "string", default: "3" },
     store: { type: "string", default: "pglite" },
-    postgres: { type: "string", default: "postgres://127.0.0.1:5432/test" },
+    postgres: { type: "string", default: "postgres://postgres@127.0.0.1:5432/test" },
   },
 });
 if (values.store !== "pglite" && values.store !== "postgres") {
