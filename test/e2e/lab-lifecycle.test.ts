@@ -23,12 +23,18 @@ import {
 const exec = promisify(execFile);
 const started: LabProcess[] = [];
 
-function lab(cmd: string, args: readonly string[]): LabProcess {
-  const p = startLab(cmd, args);
+function lab(cmd: string, args: readonly string[], env?: NodeJS.ProcessEnv): LabProcess {
+  const p = startLab(cmd, args, undefined, env);
   started.push(p);
   return p;
 }
-const svcLab = () => lab(process.execPath, [SVC_BIN, ...LAB_ARGS]);
+/** `svc lab`; with `stateDir`, its state file goes there (SVC_LAB_STATE_DIR), out of other suites' `svc lab down`. */
+const svcLab = (stateDir?: string) =>
+  lab(
+    process.execPath,
+    [SVC_BIN, ...LAB_ARGS],
+    stateDir === undefined ? undefined : { ...process.env, SVC_LAB_STATE_DIR: stateDir },
+  );
 
 /**
  * Sends `signal` to `target` and waits until every process of the lab is gone and nothing of it is left (judged by
@@ -39,10 +45,11 @@ async function stopsClean(
   target: number,
   signal: NodeJS.Signals,
   index: number,
+  stateDir?: string,
 ): Promise<void> {
   const pids = descendants(p.child.pid!);
   assert.ok(pids.length >= 3, `lab, controller and agent expected: ${pids}`);
-  const id = labIdentity(index);
+  const id = labIdentity(index, stateDir);
   process.kill(target, signal);
   await until(
     () => `${signal}: processes left ${pids.filter(alive)}, leftovers ${leftoversOf(id)}\n${p.output()}`,
@@ -77,40 +84,49 @@ after(async () => {
 // Real `svc lab` processes (one agent in a network namespace, no Prometheus, no console: ~5 s each).
 describe("svc lab: down and signals", { ...skipUnless(needsRoot()), timeout: 240_000 }, () => {
   test("`svc lab down` with two labs running, one killed: removes only the killed one's network", async () => {
-    const a = svcLab();
-    const b = svcLab();
-    const [ia, ib] = await Promise.all([a.up, b.up]);
-    assert.notEqual(ia, ib);
-    // each lab judged by what it made (its process, bridge ifindex, namespace inodes), not by its index: a suite
-    // beside this one may clean up the killed lab and start its own on the same index
-    const idA = labIdentity(ia);
-    const idB = labIdentity(ib);
-    assert.equal(idA.pid, labPid(a.child.pid!));
-    const aPids = descendants(a.child.pid!);
-    a.child.kill("SIGKILL"); // no cleanup: its network and state file stay behind
-    await until(
-      () => `lab ${ia}'s processes still running: ${aPids.filter(alive)}`,
-      () => aPids.every((pid) => !alive(pid)),
-    );
-    assert.ok(leftoversOf(idA).includes(`bridge svcbr${ia}`), "the killed lab left its network");
+    // both labs and `svc lab down` on a state directory of this test's own: a suite beside this one runs `svc lab
+    // down` on the default one, which leaves networks no state file of its names alone (it removed the killed lab
+    // here before this test could see what the kill left)
+    const dir = mkdtempSync(join(tmpdir(), "svc-lab-state-"));
+    try {
+      const a = svcLab(dir);
+      const b = svcLab(dir);
+      const [ia, ib] = await Promise.all([a.up, b.up]);
+      assert.notEqual(ia, ib);
+      // each lab judged by what it made (its process, bridge ifindex, namespace inodes), not by its index
+      const idA = labIdentity(ia, dir);
+      const idB = labIdentity(ib, dir);
+      assert.equal(idA.pid, labPid(a.child.pid!));
+      const aPids = descendants(a.child.pid!);
+      a.child.kill("SIGKILL"); // no cleanup: its network and state file stay behind
+      await until(
+        () => `lab ${ia}'s processes still running: ${aPids.filter(alive)}`,
+        () => aPids.every((pid) => !alive(pid)),
+      );
+      assert.ok(leftoversOf(idA).includes(`bridge svcbr${ia}`), "the killed lab left its network");
 
-    const down = await labDown();
-    assert.match(down, /removed \d+ stale lab network/);
-    assert.match(down, new RegExp(`kept running lab\\(s\\): .*\\b${ib}\\b`));
-    assert.deepEqual(leftoversOf(idA), [], "the killed lab is gone");
-    assert.deepEqual(
-      leftoversOf(idB).sort(),
-      [`bridge svcbr${ib}`, `namespace svc${ib}-node-1`, `state lab-${ib}.json`].sort(),
-      "the running lab keeps its network and state",
-    );
-    assert.ok(descendants(b.child.pid!).every(alive), "the running lab's processes are untouched");
-    const status = await fetch(`${/controller API +(\S+)\/api/.exec(b.output())?.[1]}/readyz`);
-    assert.equal(status.status, 200, "its controller still answers");
+      const down = await labDown(dir);
+      assert.match(down, new RegExp(`removed 1 stale lab network\\(s\\): ${ia}\\b`));
+      assert.match(down, new RegExp(`kept running lab\\(s\\): .*\\b${ib}\\b`));
+      assert.deepEqual(leftoversOf(idA), [], "the killed lab is gone");
+      assert.deepEqual(
+        leftoversOf(idB).sort(),
+        [`bridge svcbr${ib}`, `namespace svc${ib}-node-1`, `state lab-${ib}.json`].sort(),
+        "the running lab keeps its network and state",
+      );
+      assert.ok(descendants(b.child.pid!).every(alive), "the running lab's processes are untouched");
+      const status = await fetch(`${/controller API +(\S+)\/api/.exec(b.output())?.[1]}/readyz`);
+      assert.equal(status.status, 200, "its controller still answers");
 
-    // a hangup as when the terminal closes: nobody reads the lab's output any more, its writes fail
-    b.child.stdout?.destroy();
-    b.child.stderr?.destroy();
-    await stopsClean(b, b.child.pid!, "SIGHUP", ib);
+      // a hangup as when the terminal closes: nobody reads the lab's output any more, its writes fail
+      b.child.stdout?.destroy();
+      b.child.stderr?.destroy();
+      await stopsClean(b, b.child.pid!, "SIGHUP", ib, dir);
+    } finally {
+      // what a failure left of this directory's labs (the file's after hook stops the processes)
+      await labDown(dir).catch(() => undefined);
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   test("`svc lab down` leaves alone what no state file names, and a dead lab's index another bridge now holds", async () => {

@@ -20,8 +20,13 @@ export interface LabProcess {
 }
 
 /** Test helper: starts `cmd args` (a `svc lab` or a wrapper of it) in the repository root. */
-export function startLab(cmd: string, args: readonly string[], upWithinMs = 60_000): LabProcess {
-  const child = spawn(cmd, args, { cwd: REPO, stdio: ["ignore", "pipe", "pipe"] });
+export function startLab(
+  cmd: string,
+  args: readonly string[],
+  upWithinMs = 60_000,
+  env: NodeJS.ProcessEnv = process.env,
+): LabProcess {
+  const child = spawn(cmd, args, { cwd: REPO, stdio: ["ignore", "pipe", "pipe"], env });
   let out = "";
   let tree: number[] = [];
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
