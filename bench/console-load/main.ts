@@ -55,30 +55,28 @@ async function freePort(): Promise<number> {
 }
 const seconds = Number(values.seconds);
 
-/** A new database on the PostgreSQL server of --postgres, for this run alone; its URL. */
-async function freshPostgres(): Promise<string> {
-  pgDatabase = `svc_bench_${randomBytes(6).toString("hex")}`;
+/** Runs one statement as the --postgres server's user, on a connection of its own. */
+async function adminQuery(sql: string): Promise<void> {
   const admin = new pg.Client({ connectionString: values.postgres });
   await admin.connect();
   try {
-    await admin.query(`CREATE DATABASE ${pgDatabase}`);
+    await admin.query(sql);
   } finally {
     await admin.end();
   }
+}
+
+/** A new database on the PostgreSQL server of --postgres, for this run alone; its URL. */
+async function freshPostgres(): Promise<string> {
+  pgDatabase = `svc_bench_${randomBytes(6).toString("hex")}`;
+  await adminQuery(`CREATE DATABASE ${pgDatabase}`);
   const url = new URL(values.postgres);
   url.pathname = `/${pgDatabase}`;
   return url.toString();
 }
 
 async function dropPostgres(): Promise<void> {
-  if (pgDatabase === "") return;
-  const admin = new pg.Client({ connectionString: values.postgres });
-  await admin.connect();
-  try {
-    await admin.query(`DROP DATABASE IF EXISTS ${pgDatabase} WITH (FORCE)`);
-  } finally {
-    await admin.end();
-  }
+  if (pgDatabase !== "") await adminQuery(`DROP DATABASE IF EXISTS ${pgDatabase} WITH (FORCE)`);
 }
 
 const lab = new Lab({
