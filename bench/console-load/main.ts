@@ -5,7 +5,8 @@
  * (timed in this process, from sending a request to the end of its body), errors; the console's working set
  * (its own memory cgroup: usage minus inactive file pages) and CPU before, during and after the load.
  *
- *   npm run bench -- console-load [--clients 50] [--seconds 60] [--agents 3] [--store pglite|postgres]
+ *   npm run bench -- console-load [--clients 50] [--seconds 60] [--agents 3] [--store pglite|postgres] [--profile]
+ *                                   [--node-args="--max-semi-space-size=4 ..."]
  *
  * --store postgres puts the console on the local PostgreSQL (a database of its own, made for the run and dropped
  * after it; `--postgres` names the server, default postgres://postgres@127.0.0.1:5432/test), as in production; the default
@@ -15,10 +16,13 @@
  * 20 s so the fleet routes have data. Each client is a closed loop (the next request when the previous answered)
  * over the routes in turn, all on one signed-in administrator session. The load generator shares the machine's
  * 2 cores with the console: the latency includes its own event-loop lag.
+ *
+ * --profile runs the console with `--cpu-prof` and adds where its CPU went under the load (self time by function);
+ * the profiler costs the console some CPU, so compare figures of runs with the same switch.
  */
 import type { ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
@@ -28,6 +32,7 @@ import pg from "pg";
 import { stringify } from "yaml";
 import { MemoryCgroup, mib } from "../lib/cgroup.ts";
 import { cpuMs, rss } from "../lib/proc.ts";
+import { summarizeCpuProfile } from "../lib/profile.ts";
 import { median, quantile, record, table } from "../lib/report.ts";
 
 const { values } = parseArgs({
@@ -37,6 +42,8 @@ const { values } = parseArgs({
     agents: { type: "string", default: "3" },
     store: { type: "string", default: "pglite" },
     postgres: { type: "string", default: "postgres://postgres@127.0.0.1:5432/test" },
+    profile: { type: "boolean", default: false },
+    "node-args": { type: "string", default: "" },
   },
 });
 if (values.store !== "pglite" && values.store !== "postgres") {
@@ -44,6 +51,8 @@ if (values.store !== "pglite" && values.store !== "postgres") {
 }
 const onPostgres = values.store === "postgres";
 const clients = Number(values.clients);
+/** node flags the console runs with (e.g. `--node-args=--max-semi-space-size=4`), space-separated */
+const nodeArgs = values["node-args"].split(" ").filter((a) => a !== "");
 const SVC_BIN = new URL("../../apps/cli/bin/svc.mjs", import.meta.url).pathname;
 
 async function freePort(): Promise<number> {
@@ -64,6 +73,21 @@ async function adminQuery(sql: string): Promise<void> {
   } finally {
     await admin.end();
   }
+}
+
+/** Stops the profiled console (it writes its profile on a clean exit) and summarizes the load's span. */
+async function profileOf(c: ChildProcess, profDir: string, loadSeconds: number): Promise<string> {
+  const exited = new Promise((r) => c.once("exit", r));
+  c.kill("SIGTERM");
+  await exited;
+  const file = readdirSync(profDir).find((f) => f.endsWith(".cpuprofile"));
+  if (!file) return "\n\nNo CPU profile was written (the console did not exit cleanly).";
+  // the span: the load and the 10 s after it (idle samples are left out)
+  const p = summarizeCpuProfile(join(profDir, file), (loadSeconds + 10) * 1000, 25);
+  return `\n\nWith --cpu-prof: where the console's CPU went (self time, % of ${(p.busyMs / 1000).toFixed(1)} s busy):\n\n${table(
+    ["function", "self"],
+    p.rows,
+  )}`;
 }
 
 /** A new database on the PostgreSQL server of --postgres, for this run alone; its URL. */
@@ -113,10 +137,18 @@ try {
       ...(lab.prometheusUrl ? { prometheus: { url: lab.prometheusUrl } } : {}),
     }),
   );
-  child = cg.spawn(process.execPath, [SVC_BIN, "console", "--config", join(dir, "console.yaml")], {
-    env: { ...process.env, SVC_EXIT_WITH_STDIN: "1" },
-    stdio: ["pipe", "ignore", "inherit"],
-  });
+  const profArgs = [
+    ...nodeArgs,
+    ...(values.profile ? ["--cpu-prof", `--cpu-prof-dir=${join(dir, "prof")}`] : []),
+  ];
+  child = cg.spawn(
+    process.execPath,
+    [...profArgs, SVC_BIN, "console", "--config", join(dir, "console.yaml")],
+    {
+      env: { ...process.env, SVC_EXIT_WITH_STDIN: "1" },
+      stdio: ["pipe", "ignore", "inherit"],
+    },
+  );
   const pid = child.pid ?? 0;
   const base = `http://127.0.0.1:${httpPort}`;
   for (let i = 0; ; i++) {
@@ -180,6 +212,7 @@ try {
     prevT = t;
   }, 1000);
   const t0 = performance.now();
+  const genCpu0 = process.cpuUsage();
   const end = t0 + seconds * 1000;
   await Promise.all(
     Array.from({ length: clients }, async (_, k) => {
@@ -203,11 +236,15 @@ try {
     }),
   );
   const elapsed = (performance.now() - t0) / 1000;
+  const genCpu = process.cpuUsage(genCpu0);
+  const genShare = (genCpu.user + genCpu.system) / 1e6 / elapsed;
   clearInterval(sampler);
   const peakRss = rss(pid).peak;
   await new Promise((r) => setTimeout(r, 10_000));
   const after = cg.memory();
+  const rssAfter = rss(pid).now;
   const all = [...times.values()].flat();
+  const profileText = values.profile ? await profileOf(child, join(dir, "prof"), elapsed) : "";
   const row = (name: string, xs: number[]) => [
     name,
     xs.length,
@@ -230,7 +267,7 @@ try {
       .map(([, p]) => p)
       .join(
         ", ",
-      )}); lab of ${lab.nodes.length} agents on loopback, Prometheus scraping every 5 s, console on ${onPostgres ? "PostgreSQL (a database of its own on the local server, another process: not in the console's cgroup)" : "PGlite"} (started by the bench as the lab starts it, without the controller's event stream). Latency measured in the load generator (this process, on the same 2 cores). The console in a memory cgroup of its own (cgroup v${cg.version}); working set = usage minus inactive file pages. Load average (1/5/15 min) at start ${loadStart.join(" / ")}, at end ${loadavg()
+      )}); lab of ${lab.nodes.length} agents on loopback, Prometheus scraping every 5 s, console${nodeArgs.length > 0 ? ` (node ${nodeArgs.join(" ")})` : ""} on ${onPostgres ? "PostgreSQL (a database of its own on the local server, another process: not in the console's cgroup)" : "PGlite"} (started by the bench as the lab starts it, without the controller's event stream). Latency measured in the load generator (this process, on the same 2 cores). The console in a memory cgroup of its own (cgroup v${cg.version}); working set = usage minus inactive file pages. Load average (1/5/15 min) at start ${loadStart.join(" / ")}, at end ${loadavg()
       .map((x) => x.toFixed(2))
       .join(" / ")}.\n\n${table(
       ["routes", "requests", "req/s", "p50 ms", "p99 ms", "max ms"],
@@ -245,9 +282,9 @@ try {
           mib(after.workingSet),
         ],
         ["cgroup usage MiB", mib(idle.usage), "", mib(after.usage)],
-        ["RSS MiB (secondary)", mib(idleRss.now), `peak (VmHWM) ${mib(peakRss)}`, mib(rss(pid).now)],
+        ["RSS MiB (secondary)", mib(idleRss.now), `peak (VmHWM) ${mib(peakRss)}`, mib(rssAfter)],
       ],
-    )}\n\nConsole CPU under load: ${(median(cpuRates) * 100).toFixed(0)} % of one core (median of 1 s samples).`,
+    )}\n\nConsole CPU under load: ${(median(cpuRates) * 100).toFixed(0)} % of one core (median of 1 s samples); the load generator (this process): ${(genShare * 100).toFixed(0)} % of one core.${profileText}`,
   );
 } finally {
   child?.kill("SIGTERM");

@@ -1,6 +1,7 @@
 /**
- * FleetService: joins the controller's topology with Prometheus figures into the fleet API's bodies. Stateless
- * between calls (each answer reads both sources afresh). Prometheus-backed answers throw
+ * FleetService: joins the controller's topology with Prometheus figures into the fleet API's bodies. Matrices are
+ * snapshots (SnapshotCache); every other answer about now reads both sources afresh, except that callers asking the
+ * same question while its reads are under way share them (InFlight). Prometheus-backed answers throw
  * MetricsUnconfiguredError (503) when `prometheus.url` is empty, before anything else is read; the topology then
  * answers from the controller alone, its links `nodata` and marked `figuresAbsent`.
  */
@@ -21,6 +22,7 @@ import { ControllerClient, type DiagnosticsAnswer } from "./controller-client.ts
 import { fleetFigures, scopedFigures } from "./figures.ts";
 import { HistoryUnavailableError, MetricsUnconfiguredError, UnknownNodeError } from "./fleet-errors.ts";
 import { expectedPairs, type FleetView, fleetView } from "./fleet-view.ts";
+import { InFlight } from "./in-flight.ts";
 import { buildMatrix } from "./matrix.ts";
 import { buildNode } from "./node-view.ts";
 import { buildOverview, buildTopology, topologyWithoutFigures } from "./overview.ts";
@@ -66,6 +68,12 @@ export class FleetService {
   private readonly rules: RulesDetector;
   private readonly matrices: SnapshotCache<FleetMatrix>;
   private stopWarm: (() => void) | undefined;
+  // answers about now under way, shared by the callers asking the same while they run
+  private readonly views = new InFlight<FleetView>();
+  private readonly topologies = new InFlight<FleetTopology>();
+  private readonly overviews = new InFlight<FleetOverview>();
+  private readonly nodes = new InFlight<FleetNode>();
+  private readonly pairs = new InFlight<FleetPair>();
   /** Settles when the start-up computation of the TCP matrix has ended (at once when none runs). */
   warmedUp: Promise<void> = Promise.resolve();
 
@@ -113,7 +121,8 @@ export class FleetService {
 
   /** The inventory now, or as of `at` (epoch ms) under the Time Machine. */
   private async view(at?: number): Promise<FleetView> {
-    if (at === undefined) return fleetView(await this.controller.topology());
+    if (at === undefined)
+      return this.views.run("now", async () => fleetView(await this.controller.topology()));
     const past = this.opts.pastTopology;
     if (!past)
       throw new HistoryUnavailableError("the Time Machine needs the console's database (no stored topology)");
@@ -146,6 +155,11 @@ export class FleetService {
 
   /** Nodes, agents and links (worst of tcp/udp/icmp); without Prometheus, the controller's view alone. */
   async topology(at?: number): Promise<FleetTopology> {
+    if (at === undefined) return this.topologies.run("now", () => this.topologyAt());
+    return this.topologyAt(at);
+  }
+
+  private async topologyAt(at?: number): Promise<FleetTopology> {
     const view = await this.view(at);
     const stamp = new Date(at ?? this.now());
     if (!this.prom) return topologyWithoutFigures(view, stamp);
@@ -156,6 +170,11 @@ export class FleetService {
   /** Fleet summary; the four matrices. */
   async overview(at?: number): Promise<FleetOverview> {
     this.metrics();
+    if (at === undefined) return this.overviews.run("now", () => this.overviewAt());
+    return this.overviewAt(at);
+  }
+
+  private async overviewAt(at?: number): Promise<FleetOverview> {
     const view = await this.view(at);
     const m = (p: FleetProtocol) => this.matrixOf(view, p, at);
     const [tcp, udp, icmp, pmtu] = await Promise.all([m("tcp"), m("udp"), m("icmp"), m("pmtu")]);
@@ -170,6 +189,12 @@ export class FleetService {
 
   /** One node's peers; UnknownNodeError when the inventory lacks it. */
   async node(name: string, protocol: FleetProtocol, at?: number): Promise<FleetNode> {
+    if (at === undefined)
+      return this.nodes.run(JSON.stringify([protocol, name]), () => this.nodeAt(name, protocol));
+    return this.nodeAt(name, protocol, at);
+  }
+
+  private async nodeAt(name: string, protocol: FleetProtocol, at?: number): Promise<FleetNode> {
     const prom = this.promAt(at);
     const view = await this.view(at);
     if (!view.known.has(name)) throw new UnknownNodeError(name);
@@ -182,6 +207,19 @@ export class FleetService {
 
   /** One pair over `window` ending now or at `at`; UnknownNodeError for an unknown source or destination. */
   async pair(source: string, destination: string, window: PairWindow, at?: number): Promise<FleetPair> {
+    if (at === undefined)
+      return this.pairs.run(JSON.stringify([window, source, destination]), () =>
+        this.pairAt(source, destination, window),
+      );
+    return this.pairAt(source, destination, window, at);
+  }
+
+  private async pairAt(
+    source: string,
+    destination: string,
+    window: PairWindow,
+    at?: number,
+  ): Promise<FleetPair> {
     const prom = this.promAt(at);
     if (PAIR_WINDOWS[window] * 1000 > this.opts.prometheus.maxRange)
       throw new InvalidInputError(`window ${window} is longer than prometheus.maxRange`);
