@@ -34,6 +34,8 @@ import { MemoryCgroup, mib } from "../lib/cgroup.ts";
 import { cpuMs, rss } from "../lib/proc.ts";
 import { summarizeCpuProfile } from "../lib/profile.ts";
 import { median, quantile, record, table } from "../lib/report.ts";
+import { drive } from "./drive.ts";
+import { httpFloor } from "./floor.ts";
 
 const { values } = parseArgs({
   options: {
@@ -82,8 +84,9 @@ async function profileOf(c: ChildProcess, profDir: string, loadSeconds: number):
   await exited;
   const file = readdirSync(profDir).find((f) => f.endsWith(".cpuprofile"));
   if (!file) return "\n\nNo CPU profile was written (the console did not exit cleanly).";
-  // the span: the load and the 10 s after it (idle samples are left out)
-  const p = summarizeCpuProfile(join(profDir, file), (loadSeconds + 10) * 1000, 25);
+  // the span: the load and what came after it (10 s, the floor's 15 s, the sizes; the console idle, its samples
+  // left out)
+  const p = summarizeCpuProfile(join(profDir, file), (loadSeconds + 40) * 1000, 25);
   return `\n\nWith --cpu-prof: where the console's CPU went (self time, % of ${(p.busyMs / 1000).toFixed(1)} s busy):\n\n${table(
     ["function", "self"],
     p.rows,
@@ -193,11 +196,6 @@ try {
   const idle = cg.memory();
   const idleRss = rss(pid);
   const loadStart = loadavg().map((x) => x.toFixed(2));
-  const times = new Map<string, number[]>([
-    ["fleet", []],
-    ["settings", []],
-  ]);
-  const errors = new Map<string, number>();
   const ws: number[] = [];
   const cpuRates: number[] = [];
   let prevCpu = cpuMs(pid);
@@ -211,39 +209,24 @@ try {
     prevCpu = c;
     prevT = t;
   }, 1000);
-  const t0 = performance.now();
-  const genCpu0 = process.cpuUsage();
-  const end = t0 + seconds * 1000;
-  await Promise.all(
-    Array.from({ length: clients }, async (_, k) => {
-      for (let i = k; performance.now() < end; i++) {
-        const [group, path] = routes[i % routes.length]!;
-        const s = performance.now();
-        try {
-          const r = await fetch(`${base}${path}`, {
-            headers: { cookie },
-            signal: AbortSignal.timeout(30_000),
-          });
-          await r.arrayBuffer();
-          times.get(group)!.push(performance.now() - s);
-          if (r.status !== 200)
-            errors.set(`${path} ${r.status}`, (errors.get(`${path} ${r.status}`) ?? 0) + 1);
-        } catch (err) {
-          const key = `${path} ${(err as Error).name}`;
-          errors.set(key, (errors.get(key) ?? 0) + 1);
-        }
-      }
-    }),
-  );
-  const elapsed = (performance.now() - t0) / 1000;
-  const genCpu = process.cpuUsage(genCpu0);
-  const genShare = (genCpu.user + genCpu.system) / 1e6 / elapsed;
+  const {
+    times,
+    errors,
+    elapsed,
+    generatorCpu: genShare,
+  } = await drive(base, routes, { cookie }, clients, seconds);
   clearInterval(sampler);
   const peakRss = rss(pid).peak;
   await new Promise((r) => setTimeout(r, 10_000));
   const after = cg.memory();
   const rssAfter = rss(pid).now;
   const all = [...times.values()].flat();
+  // the host's floor: the same loops against a bare node HTTP server answering a body of the routes' median size
+  const sizes: number[] = [];
+  for (const [, path] of routes)
+    sizes.push((await (await fetch(`${base}${path}`, { headers: { cookie } })).arrayBuffer()).byteLength);
+  const bodyBytes = Math.round(median(sizes));
+  const floor = await httpFloor(clients, 15, bodyBytes);
   const profileText = values.profile ? await profileOf(child, join(dir, "prof"), elapsed) : "";
   const row = (name: string, xs: number[]) => [
     name,
@@ -284,7 +267,7 @@ try {
         ["cgroup usage MiB", mib(idle.usage), "", mib(after.usage)],
         ["RSS MiB (secondary)", mib(idleRss.now), `peak (VmHWM) ${mib(peakRss)}`, mib(rssAfter)],
       ],
-    )}\n\nConsole CPU under load: ${(median(cpuRates) * 100).toFixed(0)} % of one core (median of 1 s samples); the load generator (this process): ${(genShare * 100).toFixed(0)} % of one core.${profileText}`,
+    )}\n\nConsole CPU under load: ${(median(cpuRates) * 100).toFixed(0)} % of one core (median of 1 s samples); the load generator (this process): ${(genShare * 100).toFixed(0)} % of one core.\n\nThe host's floor, same ${clients} loops for 15 s against a bare node HTTP server in a child process (no framework, no store; a fixed ${bodyBytes}-byte JSON answer, the routes' median size): ${floor.rps.toFixed(0)} req/s, p50 ${floor.p50.toFixed(1)} ms, p99 ${floor.p99.toFixed(1)} ms; server ${(floor.serverCpu * 100).toFixed(0)} % of one core, load generator ${(floor.generatorCpu * 100).toFixed(0)} %.${profileText}`,
   );
 } finally {
   child?.kill("SIGTERM");
