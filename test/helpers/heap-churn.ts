@@ -36,13 +36,3 @@ export function assertPolicyShrinksHeap(setup: string): void {
     `heap ${policed.heapTotal.toFixed(0)} MiB with the policy vs ${plain.heapTotal.toFixed(0)} MiB without`,
   );
 }
-
-/** Asserts that a policy kept old space closer to the live heap (the young generation left to V8). */
-export function assertPolicyShrinksOldSpace(setup: string): void {
-  const plain = heapAfterChurn("");
-  const policed = heapAfterChurn(setup);
-  assert.ok(
-    policed.heapTotal - policed.newSpace < (plain.heapTotal - plain.newSpace) * 0.9,
-    `old space ${(policed.heapTotal - policed.newSpace).toFixed(0)} MiB with the policy vs ${(plain.heapTotal - plain.newSpace).toFixed(0)} MiB without`,
-  );
-}

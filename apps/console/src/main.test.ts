@@ -45,10 +45,13 @@ test("svc console refuses an invalid config with exit code 1 naming every key pa
   assert.match(run.out(), /websocket\.maxConnections: must be 0 \(no cap\) or positive, got -5/);
 });
 
-test("svc console serves on its ports, becomes ready on PGlite, and exits 0 on SIGTERM", async () => {
+test("svc console serves on its ports, becomes ready on PGlite, applies its heap policy, and exits 0 on SIGTERM", async () => {
   const [http, metrics] = [await freePort(), await freePort()];
   const path = join(dir, "good.yaml");
-  writeFileSync(path, `httpPort: ${http}\nmetricsPort: ${metrics}\ndatabase:\n  url: pglite:memory\n`);
+  writeFileSync(
+    path,
+    `httpPort: ${http}\nmetricsPort: ${metrics}\nlogLevel: debug\ndatabase:\n  url: pglite:memory\n`,
+  );
   const run = runChild(path);
   try {
     // generous: PGlite start-up in a child on a loaded 2-core machine can take tens of seconds
@@ -71,4 +74,10 @@ test("svc console serves on its ports, becomes ready on PGlite, and exits 0 on S
   }
   assert.equal(await run.exit, 0);
   assert.match(run.out(), /console stopped/);
+  const policy = run
+    .out()
+    .split("\n")
+    .find((l) => l.includes("garbage-collection policy applied"));
+  assert.ok(policy, `no heap policy line:\n${run.out()}`);
+  assert.match(policy, /--heap-growing-percent=25/);
 });

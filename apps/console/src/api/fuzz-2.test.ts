@@ -1,4 +1,4 @@
-// Fuzzing of the console's write routes, shard 2 of 4 (testing/fuzz-suite.ts says what is checked).
+// Fuzzing of the console's write routes, shard 2 of 8 (testing/fuzz-suite.ts says what is checked).
 import { fuzzShard } from "../testing/fuzz-suite.ts";
 
 fuzzShard(1);

@@ -90,7 +90,7 @@ function accepted(spec: RouteSpec, r: FuzzRequest): boolean {
 }
 
 /** Number of fuzz test files (api/fuzz-1.test.ts ...); route i goes to shard i % FUZZ_SHARDS. */
-export const FUZZ_SHARDS = 4;
+export const FUZZ_SHARDS = 8;
 
 /** Registers the console, its hooks and one fuzz test per write route of `shard` (0-based). */
 export function fuzzShard(shard: number): void {

@@ -1,0 +1,4 @@
+// Fuzzing of the console's write routes, shard 8 of 8 (testing/fuzz-suite.ts says what is checked).
+import { fuzzShard } from "../testing/fuzz-suite.ts";
+
+fuzzShard(7);
