@@ -140,13 +140,13 @@ try {
       ...(lab.prometheusUrl ? { prometheus: { url: lab.prometheusUrl } } : {}),
     }),
   );
-  const profArgs = [
+  const consoleNodeArgs = [
     ...nodeArgs,
     ...(values.profile ? ["--cpu-prof", `--cpu-prof-dir=${join(dir, "prof")}`] : []),
   ];
   child = cg.spawn(
     process.execPath,
-    [...profArgs, SVC_BIN, "console", "--config", join(dir, "console.yaml")],
+    [...consoleNodeArgs, SVC_BIN, "console", "--config", join(dir, "console.yaml")],
     {
       env: { ...process.env, SVC_EXIT_WITH_STDIN: "1" },
       stdio: ["pipe", "ignore", "inherit"],
