@@ -2,7 +2,8 @@
 // what a loaded machine moves it by); that `svc console` applies it is checked in main.test.ts.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { CONSOLE_HEAP_FLAGS, heapFlagsToApply } from "./heap-policy.ts";
+import { heapFlagsToApply } from "@svc/core/heap-policy";
+import { CONSOLE_HEAP_FLAGS } from "./heap-policy.ts";
 
 test("the console's policy: the operator's own heap flags win", () => {
   assert.deepEqual(heapFlagsToApply(CONSOLE_HEAP_FLAGS, []), [...CONSOLE_HEAP_FLAGS]);

@@ -6,10 +6,11 @@
  */
 import { readFile } from "node:fs/promises";
 import { ConfigError, createLogger, SVC_VERSION, waitForShutdown } from "@svc/core";
+import { applyHeapPolicy } from "@svc/core/heap-policy";
 import type { Redis } from "ioredis";
 import { loadConsoleConfig } from "./config/load.ts";
 import type { ConsoleConfig } from "./config/schema.ts";
-import { applyHeapPolicy } from "./heap-policy.ts";
+import { CONSOLE_HEAP_FLAGS } from "./heap-policy.ts";
 import { ConsoleServer } from "./server.ts";
 import { connectShared, redisUrl } from "./shared/redis.ts";
 import type { Db } from "./store/db.ts";
@@ -62,7 +63,7 @@ export async function runConsole(opts: RunConsoleOptions = {}): Promise<number> 
   }
   const logger = createLogger({ level: config.logLevel, format: config.logFormat, name: "console" });
   for (const w of warnings) logger.warn({ warning: w }, "configuration warning");
-  const heapFlags = applyHeapPolicy();
+  const heapFlags = applyHeapPolicy(CONSOLE_HEAP_FLAGS);
   if (heapFlags.length > 0) logger.debug({ flags: heapFlags }, "garbage-collection policy applied");
   // replicas > 1: budgets and sessions in the shared store; unreachable at startup -> per replica (spec §8.4)
   let redis: Redis | undefined;
