@@ -6,10 +6,14 @@ import { KubernetesNodeSource } from "../../apps/controller/src/nodes/kubernetes
 import { FakeKubeApi, nodeObject } from "../helpers/fake-kube-api/index.ts";
 import { scrape } from "../helpers/metrics-text.ts";
 
-// short timings for the test; production defaults are 15 s / 10 s / 2 s
-const LEASE_MS = 2000;
-const RENEW_MS = 1500;
+// short timings for the test; production defaults are 15 s / 10 s / 2 s. The renew deadline leaves a leader room
+// for a few slow renewals on a loaded machine (two test suites at once): at 1.5 s it stepped down under load.
+// The elector's timing itself is tested in virtual time (lease-elector.test.ts); here, two real replicas.
+const LEASE_MS = 4000;
+const RENEW_MS = 3000;
 const RETRY_MS = 300;
+/** Allowance for a loaded machine on top of a bound the Lease's timings give. */
+const SLACK_MS = 2000;
 
 /** One controller replica as runController would assemble it in Kubernetes: Lease elector + Node watch. */
 interface Replica {
@@ -99,16 +103,21 @@ describe("leader election: two controllers against the fake Kubernetes API", () 
       async () => (await serving(a)) || (await serving(b)),
       "a leader serving /api/v1/topology",
     );
-    // for a while, every round: exactly one 200 and one 503
+    // for a while, every round: never two serving at once. (A round with neither is a hand-over: a leader that
+    // missed its renew deadline steps down before the other may take the Lease; that is the protocol, not a fault.)
     for (let i = 0; i < 10; i++) {
       const [ta, tb] = await Promise.all([topology(a), topology(b)]);
-      assert.deepEqual(
-        [ta.status, tb.status].sort(),
-        [200, 503],
-        `round ${i}: ${ta.status} and ${tb.status}`,
+      assert.ok(
+        !(ta.status === 200 && tb.status === 200),
+        `round ${i}: both replicas serve (${ta.status} and ${tb.status})`,
       );
+      for (const t of [ta, tb]) assert.ok(t.status === 200 || t.status === 503, `round ${i}: ${t.status}`);
       await new Promise((r) => setTimeout(r, 100));
     }
+    await waitUntil(
+      async () => (await serving(a)) !== (await serving(b)),
+      "exactly one replica serving /api/v1/topology",
+    );
     [leader, standby] = (await serving(a)) ? [a, b] : [b, a];
     assert.equal(fake.lease("svc", "svc-controller")?.spec?.holderIdentity, leader.name);
 
@@ -135,10 +144,10 @@ describe("leader election: two controllers against the fake Kubernetes API", () 
   test("the leader crashes (no release): the standby serves within the lease duration", async () => {
     const killedAt = performance.now();
     await crash(leader);
-    await waitUntil(() => serving(standby), "standby serving", LEASE_MS + 2 * RETRY_MS + 1500);
+    await waitUntil(() => serving(standby), "standby serving", LEASE_MS + 2 * RETRY_MS + 2 * SLACK_MS);
     const took = performance.now() - killedAt;
     // bound: lease duration after the last renewal (at most one retry period before the crash) + one attempt
-    assert.ok(took <= LEASE_MS + 2 * RETRY_MS + 1000, `took over after ${Math.round(took)} ms`);
+    assert.ok(took <= LEASE_MS + 2 * RETRY_MS + SLACK_MS, `took over after ${Math.round(took)} ms`);
     assert.equal(await leaderGauge(standby), 1);
     assert.equal(fake.lease("svc", "svc-controller")?.spec?.holderIdentity, standby.name);
     const snap = JSON.parse((await topology(standby)).body) as { nodes: { name: string }[] };
