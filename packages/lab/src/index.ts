@@ -3,6 +3,8 @@ export * from "./down.ts";
 export * from "./exec.ts";
 export * from "./faults.ts";
 export * from "./lab.ts";
+export * from "./lab-console.ts";
+export * from "./merge.ts";
 export * from "./netns.ts";
 export * from "./path/addressing.ts";
 export * from "./path/build-path.ts";

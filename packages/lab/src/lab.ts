@@ -1,4 +1,3 @@
-import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -8,6 +7,8 @@ import { stringify } from "yaml";
 import { LabDnsServer } from "./dns.ts";
 import { isRoot } from "./exec.ts";
 import { applyFault, type Fault, type FaultEndpoint, healAll } from "./faults.ts";
+import { startLabConsole } from "./lab-console.ts";
+import { deepMerge } from "./merge.ts";
 import {
   addNode,
   bridgeAddress,
@@ -280,58 +281,29 @@ export class Lab {
     writeState(this.state());
   }
 
-  /**
-   * The console on PGlite under the lab directory, with a bootstrap admin whose password is new each lab, fed by the
-   * controller's event stream (gRPC on loopback: the controller listens on every address).
-   */
+  /** Starts the console (see startLabConsole); stop() stops it even when it is still starting. */
   private async startConsole(
     controllerHttpPort: number,
     controllerGrpcPort: number,
     httpPort: number,
     metricsPort: number,
   ): Promise<void> {
-    const password = randomBytes(12).toString("base64url");
-    const passwordFile = join(this.dir, "console-admin-password");
-    writeFileSync(passwordFile, `${password}\n`, { mode: 0o600 });
-    const section: Record<string, unknown> = {
-      controller: {
-        url: `http://127.0.0.1:${controllerHttpPort}`,
-        grpcAddress: `127.0.0.1:${controllerGrpcPort}`,
-      },
-      auth: { mode: "local", local: { bootstrapAdmin: "admin", bootstrapPasswordFile: passwordFile } },
-    };
-    // a webhook key new each lab, so endpoints (their secrets sealed with it) work in a fresh lab
-    const keyFile = join(this.dir, "console-webhook-key");
-    writeFileSync(keyFile, `${randomBytes(32).toString("base64")}\n`, { mode: 0o600 });
-    section.webhooks = {
-      encryptionKeyFile: keyFile,
-      ...(this.opts.alertPollInterval ? { alertPollInterval: this.opts.alertPollInterval } : {}),
-    };
-    if (this.prometheusUrl) {
-      section.prometheus = { url: this.prometheusUrl };
-      section.alerts = { ruleDirectory: this.alertRuleDirectory() }; // the directory the lab's Prometheus loads
-    }
-    const cfg = {
+    this.consoleUrl = `http://127.0.0.1:${httpPort}`;
+    const started = await startLabConsole({
+      svcBin: SVC_BIN,
+      dir: this.dir,
+      controllerHttpPort,
+      controllerGrpcPort,
       httpPort,
       metricsPort,
-      console: section,
-      database: { url: `pglite:${join(this.dir, "console-db")}` },
-    };
-    const file = join(this.dir, "console.yaml");
-    writeFileSync(file, stringify(cfg));
-    this.console = startProcess("console", process.execPath, [SVC_BIN, "console", "--config", file], {
-      logFile: join(this.dir, "console.log"),
+      prometheusUrl: this.prometheusUrl,
+      ruleDirectory: this.alertRuleDirectory(),
+      alertPollInterval: this.opts.alertPollInterval,
+      signal: this.abort.signal,
     });
-    this.consoleUrl = `http://127.0.0.1:${httpPort}`;
-    await waitFor(
-      "console /readyz",
-      () => httpOk(`${this.consoleUrl}/readyz`),
-      90_000,
-      this.console,
-      this.abort.signal,
-    );
-    this.consoleAdmin = { username: "admin", password };
-    this.log(`console: ${this.consoleUrl} (admin / ${password})`);
+    this.console = started.process;
+    this.consoleAdmin = started.admin;
+    this.log(`console: ${this.consoleUrl} (admin / ${started.admin.password})`);
   }
 
   private merge(base: Record<string, unknown>): Record<string, unknown> {
@@ -420,21 +392,4 @@ function endpoints(state: LabState): Map<string, FaultEndpoint> {
       { namespace: n.namespace, address: n.address, tcpPort: n.tcpPort, udpPort: n.udpPort },
     ]),
   );
-}
-
-function isPlainObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === "object" && v !== null && !Array.isArray(v);
-}
-
-/** Merges `over` into `base` recursively (plain objects merge, everything else replaces). */
-export function deepMerge(
-  base: Record<string, unknown>,
-  over: Record<string, unknown>,
-): Record<string, unknown> {
-  const out: Record<string, unknown> = { ...base };
-  for (const [k, v] of Object.entries(over)) {
-    const b = out[k];
-    out[k] = isPlainObject(b) && isPlainObject(v) ? deepMerge(b, v) : v;
-  }
-  return out;
 }
