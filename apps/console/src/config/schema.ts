@@ -7,7 +7,7 @@
  * `metricsPort` (9091) serves `/metrics`, `/healthz`, `/readyz`. The two must differ.
  */
 import { configFields, LOG_FORMATS, LOG_LEVELS } from "@svc/core";
-import type { z } from "zod";
+import type * as core from "zod/v4/core";
 import { BUILTIN_ROLES } from "../rbac/roles.ts";
 import { optionalHttpUrl } from "./fields.ts";
 
@@ -114,4 +114,4 @@ export const consoleConfigSchema = section({
 });
 
 /** The loaded console configuration (durations in milliseconds). */
-export type ConsoleConfig = z.output<typeof consoleConfigSchema>;
+export type ConsoleConfig = core.output<typeof consoleConfigSchema>;

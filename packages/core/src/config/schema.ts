@@ -3,14 +3,16 @@
  * strict; every leaf has its default. Cross-key rules (distinct ports, enabled-checker limits, TLS pairing) live
  * in rules.ts; the reference in docs/configuration.md is generated from defaults here plus meta.ts.
  */
-import type { z } from "zod";
+import type * as core from "zod/v4/core";
 import {
   advertiseAddress,
   bool,
   cidr,
   duration,
+  fail,
   httpUrl,
   int,
+  leaf,
   list,
   oneOf,
   pattern,
@@ -66,9 +68,9 @@ export function configSchema(hostname: string) {
     failureDomainLabel: str(true).default("topology.kubernetes.io/zone"),
     controllerAddress: str(true).default("svc-controller:9090"),
     agent: section({
-      nodeName: str()
-        .transform((s) => (s === "" ? hostname : s))
-        .default(hostname),
+      nodeName: leaf<string>((v) =>
+        typeof v !== "string" ? fail("must be a string", v) : v || hostname,
+      ).default(hostname),
       advertiseAddress: advertiseAddress().default(""),
       zone: str().default(""),
       tls: section({
@@ -134,4 +136,4 @@ export function configSchema(hostname: string) {
 }
 
 /** The schema's output type; load.ts assigns it to SvcConfig, so the two cannot drift apart. */
-export type SchemaOutput = z.output<ReturnType<typeof configSchema>>;
+export type SchemaOutput = core.output<ReturnType<typeof configSchema>>;

@@ -2,7 +2,8 @@
  * Schema validation that reports every problem of a file at once: zod issues as "key.path: message", then the
  * cross-key rules, run on a re-parse in which each invalid value was dropped so that its default takes over.
  */
-import type { core, z } from "zod";
+import { safeParse } from "zod/mini";
+import type * as core from "zod/v4/core";
 import { ConfigError } from "./error.ts";
 import { deepFreeze, deleteAt, formatKeyPath, type PathSegment } from "./keypath.ts";
 import type { RuleIssue } from "./rules.ts";
@@ -24,25 +25,25 @@ export interface ValidateOptions<T> {
  * ConfigError listing `opts.issues`, then every schema issue (`key.path: message`, unknown keys as
  * `key.path: unknown key`), then every rule issue (`path: message`).
  */
-export function validateConfig<S extends z.ZodType>(
+export function validateConfig<S extends core.$ZodType>(
   schema: S,
   raw: unknown,
-  opts: ValidateOptions<z.output<S>>,
-): z.output<S> {
+  opts: ValidateOptions<core.output<S>>,
+): core.output<S> {
   const { fromEnv } = opts;
   const issues = [...(opts.issues ?? [])];
   let work: unknown = structuredClone(raw);
-  let result = schema.safeParse(work);
+  let result = safeParse(schema, work);
   const repaired: string[] = [];
   if (!result.success) issues.push(...result.error.issues.flatMap((i) => formatIssue(i, fromEnv)));
   // Drop each invalid value (its default takes over) and parse again, so cross-key rules still run and every
   // problem of the file is reported at once; rules touching a repaired key stay quiet.
   for (let round = 0; round < 3 && !result.success; round++) {
     for (const iss of result.error.issues) work = repair(work, iss, repaired);
-    result = schema.safeParse(work);
+    result = safeParse(schema, work);
   }
   if (result.success) {
-    const value: z.output<S> = result.data;
+    const value: core.output<S> = result.data;
     for (const ri of opts.rules(value)) {
       if ([ri.path, ...ri.related].some((p) => overlaps(p, repaired))) continue;
       issues.push(`${ri.path}: ${ri.message}${envNote(ri.path, fromEnv)}`);
