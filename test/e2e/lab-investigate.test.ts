@@ -71,22 +71,19 @@ describe(
         90_000,
       );
       const from = new Date(Date.now() - 60_000).toISOString();
-      const status = await page.evaluate(async () => {
-        const csrf =
-          /(?:^|; )[^=]*_csrf=([^;]*)/.exec(
-            (globalThis as unknown as { document: { cookie: string } }).document.cookie,
-          )?.[1] ?? "";
-        const r = await fetch("/api/v1/annotations", {
-          method: "POST",
-          headers: { "content-type": "application/json", "x-csrf-token": decodeURIComponent(csrf) },
-          body: JSON.stringify({
-            at: new Date().toISOString(),
-            text: "switch firmware upgrade",
-            scope: "node-1->node-2",
-          }),
-        });
-        return r.status;
+      // through the page's context (its session and CSRF cookies), not a fetch inside the page: the page may still
+      // be settling after the sign-in, and a navigation cancels a fetch in flight ("Failed to fetch", seen once
+      // with two suites running at once)
+      const csrf = (await page.context().cookies()).find((c) => c.name.endsWith("_csrf"))?.value ?? "";
+      const res = await page.request.post(url("/api/v1/annotations"), {
+        headers: { "content-type": "application/json", "x-csrf-token": decodeURIComponent(csrf) },
+        data: JSON.stringify({
+          at: new Date().toISOString(),
+          text: "switch firmware upgrade",
+          scope: "node-1->node-2",
+        }),
       });
+      const status = res.status();
       assert.equal(status, 201);
       await new Promise((r) => setTimeout(r, 5_000));
       await lab.fault({ kind: "loss", from: "node-1", to: "node-2", protocol: "udp", percent: 60 });

@@ -60,8 +60,23 @@ describe("console web app: Recent changes rail and the unfed notice", skipUnless
   const railRows = (page: Page) => rail(page).getByTestId("rail-row");
   const scopes = async (page: Page) =>
     (await railRows(page).evaluateAll((els) => els.map((e) => e.getAttribute("data-scope")))) as string[];
-  const rowCount = (page: Page, n: number) =>
-    waitUntil(async () => (await railRows(page).count()) === n, `${n} rail rows`, 15_000);
+  /** Waits for the rail to show n rows; on a timeout the error says how many it showed, with a screenshot. */
+  const rowCount = async (page: Page, n: number) => {
+    let seen = -1;
+    try {
+      await waitUntil(
+        async () => {
+          seen = await railRows(page).count();
+          return seen === n;
+        },
+        `${n} rail rows`,
+        30_000,
+      );
+    } catch (err) {
+      await screenshot(page, `rail-${n}-rows-not-reached`);
+      throw new Error(`${(err as Error).message} (the rail showed ${seen})`);
+    }
+  };
 
   test("a node's rail lists its stored changes and a live one without reload, never another node's", async () => {
     const one = await register("node-1");
