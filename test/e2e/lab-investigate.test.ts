@@ -9,6 +9,7 @@ import { readFileSync } from "node:fs";
 import { after, before, describe, test } from "node:test";
 import { Lab } from "@svc/lab";
 import type { Browser, Page } from "playwright-core";
+import { rangeOf } from "../../apps/web/src/pages/investigate/crossing-queries.ts";
 import { eventually, needsBinary, needsRoot, skipUnless } from "../helpers/env.ts";
 import { browserMissing, ensureWebBuilt, launchChromium, screenshot } from "./web-harness.ts";
 
@@ -63,6 +64,22 @@ describe(
       return v === undefined ? undefined : Number(v);
     }
 
+    /** Whether the pair's udp loss is above 1 % at some step of the range the page asks for (from .. to). */
+    async function lossInRange(from: string, to: string): Promise<boolean> {
+      const w = rangeOf({ kind: "pair", scope: "node-1->node-2", from, to });
+      const q = new URLSearchParams({
+        query: 'max(svc_udp_packet_loss_ratio{source_node="node-1",destination_node="node-2"})',
+        start: String(Date.parse(w.start) / 1000),
+        end: String(Date.parse(w.end) / 1000),
+        step: String(w.stepSeconds),
+      });
+      const r = (await (await fetch(`${lab.prometheusUrl}/api/v1/query_range?${q}`)).json()) as {
+        data: { result: { values: [number, string][] }[] };
+      };
+      const fromS = Date.parse(from) / 1000;
+      return (r.data.result[0]?.values ?? []).some(([t, v]) => t >= fromS && Number(v) > 0.01);
+    }
+
     test("the onset, the annotation ranked with its §4.5 label, export, Save as incident and its permalink", async () => {
       // a healthy pair first: the window's only crossing is the fault's
       await eventually(
@@ -92,8 +109,18 @@ describe(
         async () => (((await loss()) ?? 0) > 0.01 ? true : undefined),
         60_000,
       );
-      await new Promise((r) => setTimeout(r, 4_000));
-      const to = new Date().toISOString();
+      // The window's end: a moment at which Prometheus's range data for the window, at the page's steps, holds the
+      // loss (a scrape that times out on a loaded machine leaves a gap at the newest step; the page must find a
+      // crossing only where the data has one).
+      const to = await eventually(
+        "a window whose range data holds the loss",
+        async () => {
+          await new Promise((r) => setTimeout(r, 4_000));
+          const end = new Date().toISOString();
+          return (await lossInRange(from, end)) ? end : undefined;
+        },
+        60_000,
+      );
       const search = new URLSearchParams({ kind: "pair", scope: "node-1->node-2", from, to });
       await page.goto(url(`/investigate?${search}`));
       const causes = page.getByRole("region", { name: "Likely causes" });
