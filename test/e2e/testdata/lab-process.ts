@@ -1,4 +1,4 @@
-import { type ChildProcess, spawn } from "node:child_process";
+import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 
@@ -106,22 +106,41 @@ export function alive(pid: number): boolean {
 /**
  * Test helper: what makes one lab's things its own, whatever other labs do with its index later (lab indexes and
  * bridge names are machine-wide, and a suite beside this one may clean up a killed lab and start its own on the
- * same index): the process in its state file (pid and start time), its bridge's ifindex, and the nsfs inode of
- * each namespace it had.
+ * same index): the process in its state file (pid and start time), its bridge's ifindex, and for each namespace
+ * it had the nsfs inode and the ifindex of its eth0's peer (the kernel hands a freed namespace's inode number to the
+ * next namespace made, so an inode alone names a namespace only while it exists; a veth's ifindex is not reused).
  */
 export interface LabIdentity {
   index: number;
   pid: number;
   pidStart?: string;
   bridgeIfindex?: number;
-  /** namespace name -> inode of the namespace (unique while it exists) */
-  namespaces: Map<string, number>;
+  /** namespace name -> its inode and the root-namespace ifindex of its eth0's peer */
+  namespaces: Map<string, NamespaceIdentity>;
   stateDir: string;
 }
 
 function ifindexOf(index: number): number | undefined {
   try {
     return Number(readFileSync(`/sys/class/net/svcbr${index}/ifindex`, "utf8").trim());
+  } catch {
+    return undefined;
+  }
+}
+
+/** Test helper: one namespace as it is now (peer: undefined when it has no eth0 veth). */
+interface NamespaceIdentity {
+  ino: number;
+  peer?: number;
+}
+
+/** The root-namespace ifindex of the peer of `ns`'s eth0 (`ip -j link` gives it as link_index). */
+function eth0Peer(ns: string): number | undefined {
+  const r = spawnSync("ip", ["-j", "-n", ns, "link", "show", "eth0"], { encoding: "utf8", timeout: 10_000 });
+  if (r.status !== 0) return undefined;
+  try {
+    const links = JSON.parse(r.stdout) as { link_index?: number }[];
+    return links[0]?.link_index;
   } catch {
     return undefined;
   }
@@ -165,15 +184,17 @@ export function labIdentity(index: number, stateDir = "/tmp/svc-lab"): LabIdenti
     pid: s.pid,
     pidStart: s.pidStart,
     bridgeIfindex: s.bridgeIfindex,
-    namespaces: namespacesOf(index),
+    namespaces: new Map(
+      [...namespacesOf(index)].map(([name, ino]) => [name, { ino, peer: eth0Peer(name) }] as const),
+    ),
     stateDir,
   };
 }
 
 /**
- * Test helper: what of the lab `id` still exists: its bridge (same ifindex), its namespaces (same inode; one made
- * after the identity was taken counts while no other bridge holds the index) and its state file (naming its
- * process).
+ * Test helper: what of the lab `id` still exists: its bridge (same ifindex), its namespaces (same inode, unless its
+ * eth0 now has another peer: a namespace another lab made that got the freed inode; one made after the identity was
+ * taken counts while no other bridge holds the index) and its state file (naming its process).
  */
 export function leftoversOf(id: LabIdentity): string[] {
   const left: string[] = [];
@@ -182,7 +203,11 @@ export function leftoversOf(id: LabIdentity): string[] {
   if (ifindex !== undefined && !taken) left.push(`bridge svcbr${id.index}`);
   for (const [name, ino] of namespacesOf(id.index)) {
     const known = id.namespaces.get(name);
-    if (known !== undefined ? known === ino : !taken) left.push(`namespace ${name}`);
+    const ours =
+      known === undefined
+        ? !taken
+        : known.ino === ino && (known.peer === undefined || !taken || eth0Peer(name) === known.peer);
+    if (ours) left.push(`namespace ${name}`);
   }
   const s = stateOf(id.index, id.stateDir);
   if (s !== undefined && s.pid === id.pid && s.pidStart === id.pidStart)
