@@ -1,6 +1,8 @@
 import { randomInt } from "node:crypto";
-import { readFileSync } from "node:fs";
+import { chmodSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 
 /** Where freePort looks first: below the kernel's ephemeral range, above the ports services commonly take. */
 const FIXED_RANGE_LOW = 10_000;
@@ -33,19 +35,70 @@ function tryListen(port: number): Promise<number | undefined> {
   });
 }
 
+/** Where ports handed out by freePort are reserved machine-wide: one file per port, holding the holder's pid. */
+export const PORT_RESERVATIONS = join(tmpdir(), "svc-ports");
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+/**
+ * Reserves `port` for `pid` (default: this process) in `dir`: false when another live process holds it (a free
+ * port another lab or suite was handed and has not bound yet). A reservation lasts while its holder lives; a dead
+ * holder's is taken over. Where no reservation can be written (a directory of another user, say) it answers true:
+ * the port is then only as safe as a free port.
+ */
+export function reservePort(port: number, dir = PORT_RESERVATIONS, pid = process.pid): boolean {
+  try {
+    mkdirSync(dir, { recursive: true });
+    chmodSync(dir, 0o1777); // every user reserves here; the sticky bit keeps their files their own
+  } catch {
+    // not ours to change: reservations still work where the directory is writable
+  }
+  const file = join(dir, String(port));
+  for (let attempt = 0; attempt < 2; attempt++) {
+    try {
+      writeFileSync(file, `${pid}\n`, { flag: "wx" });
+      return true;
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== "EEXIST") return true;
+    }
+    let holder = Number.NaN;
+    try {
+      holder = Number(readFileSync(file, "utf8").trim());
+    } catch {
+      continue; // released meanwhile
+    }
+    if (Number.isInteger(holder) && holder > 0 && alive(holder)) return false;
+    try {
+      unlinkSync(file); // its holder is gone
+    } catch {
+      return false;
+    }
+  }
+  return false;
+}
+
 /**
  * A TCP port free on this machine right now, for a process started next to listen on. Chosen at random below the
  * kernel's ephemeral range: a port from that range (what a listen on port 0 returns) can be taken by any outgoing
  * connection before the process binds it, which two test suites side by side on a busy machine did
- * (EADDRINUSE). Only another explicit binder can take one of these in between. Falls back to a kernel-picked port
- * when the range below is too small or full.
+ * (EADDRINUSE). And reserved for this process (reservePort): two labs of two suites once drew the same port for
+ * their consoles within seconds, both free when drawn, and the second lab's sign-in reached the first's console.
+ * Only a binder that does not use freePort can take one in between. Falls back to a kernel-picked port when the
+ * range below is too small or full.
  */
 export async function freePort(): Promise<number> {
   const high = ephemeralLow();
   if (high - FIXED_RANGE_LOW >= 1000) {
     for (let i = 0; i < 50; i++) {
       const port = await tryListen(randomInt(FIXED_RANGE_LOW, high));
-      if (port !== undefined) return port;
+      if (port !== undefined && reservePort(port)) return port;
     }
   }
   const port = await tryListen(0);
