@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, test } from "node:test";
@@ -38,6 +38,11 @@ test("a port another live process reserved is refused; once that process is gone
 test("a reservation file that names no process is taken over", () => {
   assert.equal(reservePort(40002, dir, 0x7ffffffe), true);
   assert.equal(reservePort(40002, dir), true);
+});
+
+test("a reservation file without a pid yet (its creator between creating and writing it) is held", () => {
+  writeFileSync(join(dir, "40003"), "");
+  assert.equal(reservePort(40003, dir), false);
 });
 
 test("freePorts hands out distinct ports, each reserved for this process", async () => {

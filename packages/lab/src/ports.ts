@@ -74,7 +74,8 @@ export function reservePort(port: number, dir = PORT_RESERVATIONS, pid = process
     } catch {
       continue; // released meanwhile
     }
-    if (Number.isInteger(holder) && holder > 0 && alive(holder)) return false;
+    // no pid yet: its creator is between creating and writing it
+    if (!(Number.isInteger(holder) && holder > 0) || alive(holder)) return false;
     try {
       unlinkSync(file); // its holder is gone
     } catch {
