@@ -50,12 +50,9 @@ export class SvcProcess {
     });
     child.stdout?.pipe(log, { end: false });
     child.stderr?.pipe(log, { end: false });
-    this.#exited = new Promise((resolve) =>
-      child.once("exit", () => {
-        log.end();
-        resolve();
-      }),
-    );
+    // the log ends once the output is closed: output still in the pipes at the exit is written after it
+    child.once("close", () => log.end());
+    this.#exited = new Promise((resolve) => child.once("exit", () => resolve()));
     this.#child = child;
   }
 

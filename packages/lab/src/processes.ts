@@ -27,13 +27,15 @@ export function startProcess(
   });
   child.stdout?.pipe(log, { end: false });
   child.stderr?.pipe(log, { end: false });
+  // the log ends once the child's output is closed, not at its exit: output still in the pipes at the exit is
+  // written after it (ending at the exit once failed a suite: "write after end")
+  child.once("close", () => {
+    if (!log.writableEnded) log.end();
+  });
   const exited = new Promise<number | string>((resolve) => {
-    child.once("exit", (code, signal) => {
-      log.end();
-      resolve(code ?? signal ?? "unknown");
-    });
+    child.once("exit", (code, signal) => resolve(code ?? signal ?? "unknown"));
     child.once("error", (err) => {
-      log.end(`spawn failed: ${err.message}\n`);
+      if (!log.writableEnded) log.end(`spawn failed: ${err.message}\n`);
       resolve("spawn-error");
     });
   });
