@@ -167,9 +167,10 @@ test("a restarted controller is followed: events of the new process are stored (
     raw = new RawAgentClient(grpcPort);
     await raw.register(registerRequest({ node_name: "n9", advertise_address: "198.18.0.29", zone: "z1" }));
     raw.close();
+    // its two events (node and agent joined) are stored one by one: wait for both, then check there are no more
     await waitUntil(
-      async () => (await events(env.server)).some((e) => e.scope === "n9"),
-      "the new process' event stored",
+      async () => (await events(env.server, "&scope=n9")).length >= 2,
+      "the new process' events stored",
     );
     assert.equal((await events(env.server, "&scope=n9")).length, 2);
   } finally {
