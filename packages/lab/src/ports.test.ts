@@ -31,8 +31,13 @@ test("a port another live process reserved is refused; once that process is gone
   assert.equal(reservePort(40001, dir), false, "still held");
   await other.end();
   assert.equal(reservePort(40001, dir), true, "its holder is gone");
-  assert.equal(readFileSync(join(dir, "40001"), "utf8").trim(), String(process.pid));
+  assert.equal(readFileSync(join(dir, "40001"), "utf8").split(" ")[0], String(process.pid));
   assert.equal(reservePort(40001, dir), false, "a port is handed out once, also within one process");
+});
+
+test("a reservation whose pid now names another process (a reused pid: other start time) is taken over", () => {
+  writeFileSync(join(dir, "40004"), `${process.pid} 1\n`);
+  assert.equal(reservePort(40004, dir), true);
 });
 
 test("a reservation file that names no process is taken over", () => {
@@ -49,7 +54,7 @@ test("freePorts hands out distinct ports, each reserved for this process", async
   const ports = await freePorts(8);
   assert.equal(new Set(ports).size, 8);
   for (const p of ports) {
-    assert.equal(readFileSync(join(PORT_RESERVATIONS, String(p)), "utf8").trim(), String(process.pid));
+    assert.equal(readFileSync(join(PORT_RESERVATIONS, String(p)), "utf8").split(" ")[0], String(process.pid));
     assert.equal(reservePort(p), false, `port ${p} is not handed out again`);
   }
 });

@@ -3,6 +3,7 @@ import { chmodSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from "n
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { processRuns, processStart } from "./state.ts";
 
 /** Where freePort looks first: below the kernel's ephemeral range, above the ports services commonly take. */
 const FIXED_RANGE_LOW = 10_000;
@@ -35,17 +36,11 @@ function tryListen(port: number): Promise<number | undefined> {
   });
 }
 
-/** Where ports handed out by freePort are reserved machine-wide: one file per port, holding the holder's pid. */
+/**
+ * Where ports handed out by freePort are reserved machine-wide: one file per port, holding the holder's pid and
+ * its start time (so a reused pid does not hold it).
+ */
 export const PORT_RESERVATIONS = join(tmpdir(), "svc-ports");
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === "EPERM";
-  }
-}
 
 /**
  * Reserves `port` for `pid` (default: this process) in `dir`: false when another live process holds it (a free
@@ -63,19 +58,21 @@ export function reservePort(port: number, dir = PORT_RESERVATIONS, pid = process
   const file = join(dir, String(port));
   for (let attempt = 0; attempt < 2; attempt++) {
     try {
-      writeFileSync(file, `${pid}\n`, { flag: "wx" });
+      writeFileSync(file, `${pid} ${processStart(pid) ?? ""}\n`, { flag: "wx" });
       return true;
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code !== "EEXIST") return true;
     }
-    let holder = Number.NaN;
+    let text: string;
     try {
-      holder = Number(readFileSync(file, "utf8").trim());
+      text = readFileSync(file, "utf8");
     } catch {
       continue; // released meanwhile
     }
+    const [pidText, start] = text.trim().split(" ");
+    const holder = Number(pidText);
     // no pid yet: its creator is between creating and writing it
-    if (!(Number.isInteger(holder) && holder > 0) || alive(holder)) return false;
+    if (!(Number.isInteger(holder) && holder > 0) || processRuns(holder, start || undefined)) return false;
     try {
       unlinkSync(file); // its holder is gone
     } catch {

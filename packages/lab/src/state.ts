@@ -89,12 +89,17 @@ export function processStart(pid: number): string | undefined {
   }
 }
 
-/** True while the lab's process runs (the same process: its start time matches when recorded). */
-export function isLive(state: LabState): boolean {
+/** True while process `pid` runs (the same process: its start time matches when `pidStart` is given). */
+export function processRuns(pid: number, pidStart?: string): boolean {
   try {
-    process.kill(state.pid, 0);
+    process.kill(pid, 0);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== "EPERM") return false;
   }
-  return state.pidStart === undefined || processStart(state.pid) === state.pidStart;
+  return pidStart === undefined || processStart(pid) === pidStart;
+}
+
+/** True while the lab's process runs (the same process: its start time matches when recorded). */
+export function isLive(state: LabState): boolean {
+  return processRuns(state.pid, state.pidStart);
 }
