@@ -252,6 +252,11 @@ static int drain_messages(sock_t *s) {
     struct msghdr msg;
     recv_msg_init(s, &msg, &iov, &from, ctrl, sizeof ctrl);
     ssize_t n = recvmsg(s->fd, &msg, MSG_DONTWAIT);
+    /* Wall clock first, then the monotonic clock: a preemption between the two reads can only move receivedAt
+       later, never before the datagram's arrival (read the other way round, a loaded host once put a reply
+       before its own request: a negative RTT). */
+    struct timespec rts;
+    clock_gettime(CLOCK_REALTIME, &rts);
     uint64_t now = uv_hrtime();
     if (n < 0) {
       if (errno == EINTR) continue;
@@ -266,9 +271,8 @@ static int drain_messages(sock_t *s) {
            process took to wake up and read the socket is not network time (iputils ping does the same). A
            socket read by drain() may hold a datagram for as long as its owner's deadlines allow (seconds);
            a wait beyond MAX_QUEUED_NS is taken for a step of the wall clock and not corrected. */
-        struct timespec kts, rts;
+        struct timespec kts;
         memcpy(&kts, CMSG_DATA(c), sizeof kts);
-        clock_gettime(CLOCK_REALTIME, &rts);
         int64_t waited = ((int64_t)rts.tv_sec - (int64_t)kts.tv_sec) * 1000000000LL +
                          ((int64_t)rts.tv_nsec - (int64_t)kts.tv_nsec);
         if (waited > 0 && waited < MAX_QUEUED_NS && (uint64_t)waited < now) now -= (uint64_t)waited;
