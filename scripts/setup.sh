@@ -5,7 +5,7 @@ cd "$(dirname "$0")/.."
 
 # Debian packages: the reference tools and real components the lab and the tests use.
 APT_PACKAGES=(prometheus iputils-ping iputils-tracepath mtr-tiny dnsutils nftables iproute2 libcap2-bin openssl chromium
-  python3 make g++ buildah podman runc)
+  python3 make g++ buildah podman runc victoria-metrics conntrack)
 missing=()
 for pkg in "${APT_PACKAGES[@]}"; do
   dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing+=("$pkg")

@@ -48,7 +48,9 @@ const lab = new Lab({
   agents: 3,
   netns: true,
   scrapeIntervalSeconds: S,
-  prometheusRules: [{ name: "svc-recording-rules.yml", yaml: recordingRulesYaml("svc", S, Math.max(15, S)) }],
+  prometheusRules: [
+    { name: "svc-recording-rules.yml", yaml: recordingRulesYaml("svc", S, Math.max(15, S), false) },
+  ],
   config: {
     checkers: {
       tcp: { interval: `${P}s`, timeout: "1s" },

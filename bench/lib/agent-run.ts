@@ -100,6 +100,13 @@ export interface StartOptions {
   cgroupName: string;
   /** the cgroup's memory limit (default the chart's 128 MiB; a profiled agent writing a heap snapshot needs more) */
   limitBytes?: number;
+  /**
+   * run the agent in a network namespace: it advertises and serves on `address` there and reaches its controller
+   * at `controllerHost` (an address of this namespace the other can route to; the controller binds it)
+   */
+  netns?: { namespace: string; address: string; controllerHost: string };
+  /** checker settings merged over each checker's (e.g. `{ tcp: { interval: "2s" } }`) */
+  checkers?: Record<string, Record<string, unknown>>;
 }
 
 export class AgentUnderTest {
@@ -118,15 +125,15 @@ export class AgentUnderTest {
     controller: Controller,
     child: ChildProcess,
     dir: string,
-    ports: { http: number; metrics: number },
+    ports: { http: number; metrics: number; host: string },
   ) {
     this.name = name;
     this.cgroup = cgroup;
     this.#controller = controller;
     this.#child = child;
     this.#dir = dir;
-    this.#metricsUrl = `http://127.0.0.1:${ports.metrics}/metrics`;
-    this.#readyUrl = `http://127.0.0.1:${ports.http}/readyz`;
+    this.#metricsUrl = `http://${ports.host}:${ports.metrics}/metrics`;
+    this.#readyUrl = `http://${ports.host}:${ports.http}/readyz`;
   }
 
   /**
@@ -150,21 +157,32 @@ export class AgentUnderTest {
     const cgroup = MemoryCgroup.open(o.cgroupName, o.limitBytes ?? AGENT_CGROUP_LIMIT);
     if (typeof cgroup === "string") throw new Error(cgroup);
     const controller = new Controller({
-      config: testConfig({ agentTtl: 3_600_000 }),
+      // the simulated peers register from this process (the hub address when the agent is in a namespace)
+      config: testConfig({
+        agentTtl: 3_600_000,
+        ...(o.netns ? { trustedProxyCidrs: [`${o.netns.controllerHost}/32`] } : {}),
+      }),
       version: { version: "bench", commit: "bench" },
       allowLoopbackAgents: true,
-      grpcHost: "127.0.0.1",
+      grpcHost: o.netns?.controllerHost ?? "127.0.0.1",
       httpHost: "127.0.0.1",
     });
     await controller.start();
-    const raw = new RawAgentClient(controller.grpcPort);
+    const raw = new RawAgentClient(controller.grpcPort, { host: o.netns?.controllerHost ?? "127.0.0.1" });
     for (const [i, address] of o.targets.addresses.entries()) {
       await raw.register(
         registerRequest({
           node_name: `peer-${i}`,
           agent_id: `peer-${i}`,
           advertise_address: address,
-          capabilities: ["plane:tcp", "plane:udp", "plane:icmp", "plane:mtr"],
+          // pmtu probes go only to peers advertising it (spec §2.2)
+          capabilities: [
+            "plane:tcp",
+            "plane:udp",
+            "plane:icmp",
+            "plane:mtr",
+            ...(o.planes.has("pmtu") ? ["plane:pmtu"] : []),
+          ],
           http_port: o.targets.tcpPort,
           udp_port: o.targets.udpPort,
           metrics_port: 9,
@@ -175,6 +193,7 @@ export class AgentUnderTest {
     const dir = mkdtempSync(join(tmpdir(), "svc-bench-agent-"));
     const ports = { http: await freePort(), metrics: await freePort(), grpc: await freePort() };
     const cfgFile = join(dir, "agent.yaml");
+    const checker = (name: string, enabled: boolean) => ({ enabled, ...o.checkers?.[name] });
     writeFileSync(
       cfgFile,
       stringify({
@@ -182,27 +201,30 @@ export class AgentUnderTest {
         metricsPort: ports.metrics,
         grpcPort: ports.grpc,
         logLevel: "warn",
-        controllerAddress: `127.0.0.1:${controller.grpcPort}`,
+        controllerAddress: `${o.netns?.controllerHost ?? "127.0.0.1"}:${controller.grpcPort}`,
         checkers: {
           dns: { enabled: false },
           http: { enabled: false },
-          pmtu: { enabled: false },
-          tcp: { enabled: o.planes.has("tcp") },
-          udp: { enabled: o.planes.has("udp") },
-          icmp: { enabled: o.planes.has("icmp") },
+          pmtu: checker("pmtu", o.planes.has("pmtu")),
+          tcp: checker("tcp", o.planes.has("tcp")),
+          udp: checker("udp", o.planes.has("udp")),
+          icmp: checker("icmp", o.planes.has("icmp")),
         },
       }),
     );
+    const agentArgs = [
+      ...(o.variant.nodeArgs ?? []),
+      o.variant.bundle ?? AGENT_BUNDLE,
+      "--config",
+      cfgFile,
+      "--lab-advertise",
+      o.netns?.address ?? "127.0.0.1",
+    ];
+    const node = o.node ?? process.execPath;
+    // `ip netns exec` execs the node: the cgroup's process is still the agent's
     const child = cgroup.spawn(
-      o.node ?? process.execPath,
-      [
-        ...(o.variant.nodeArgs ?? []),
-        o.variant.bundle ?? AGENT_BUNDLE,
-        "--config",
-        cfgFile,
-        "--lab-advertise",
-        "127.0.0.1",
-      ],
+      o.netns ? "ip" : node,
+      o.netns ? ["netns", "exec", o.netns.namespace, node, ...agentArgs] : agentArgs,
       {
         env: {
           ...process.env,
@@ -215,7 +237,10 @@ export class AgentUnderTest {
         stdio: ["pipe", "inherit", "inherit"],
       },
     );
-    const agent = new AgentUnderTest(o.variant.name, cgroup, controller, child, dir, ports);
+    const agent = new AgentUnderTest(o.variant.name, cgroup, controller, child, dir, {
+      ...ports,
+      host: o.netns?.address ?? "127.0.0.1",
+    });
     for (let i = 0; ; i++) {
       try {
         if ((await fetch(agent.#readyUrl)).status === 200) break;

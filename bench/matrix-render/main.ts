@@ -15,7 +15,7 @@ import { join } from "node:path";
 import { gzipSync } from "node:zlib";
 import type { FleetMatrix } from "@svc/contract";
 import { freePort, promQuery, startPrometheus, stopProcess } from "@svc/lab";
-import { type FleetMatrixGrid, fromGrid } from "@svc/matrix-grid";
+import { type FleetMatrixGrid, fromGrid, gridTier } from "@svc/matrix-grid";
 import type { TopologySnapshot } from "@svc/protocol";
 import { parseConsoleConfig } from "../../apps/console/src/config/load.ts";
 import { fleetFigures } from "../../apps/console/src/fleet/figures.ts";
@@ -76,7 +76,8 @@ async function until(what: string, fn: () => Promise<boolean>, timeoutMs: number
 
 async function measure(n: number): Promise<Row> {
   const controller = await fleetController(n);
-  const { render, series, outage } = fleetExposition(n);
+  // agents as they are since issue 35: their pair state exported, the rules without the `now` group
+  const { render, series, outage } = fleetExposition(n, { state: true });
   const exporter = await startExporter(render);
   const dir = mkdtempSync(join(tmpdir(), "svc-bench-matrix-"));
   const prom = await startPrometheus({
@@ -85,7 +86,9 @@ async function measure(n: number): Promise<Row> {
     port: await freePort(),
     targets: [{ job: "agents", targets: [exporter.target] }],
     intervalSeconds: SCRAPE_S,
-    rules: [{ name: "svc-rules.yml", yaml: recordingRulesYaml("svc", SCRAPE_S, Math.max(15, SCRAPE_S)) }],
+    rules: [
+      { name: "svc-rules.yml", yaml: recordingRulesYaml("svc", SCRAPE_S, Math.max(15, SCRAPE_S), false) },
+    ],
   });
   const yaml = `prometheus:\n  url: ${prom.url}\ncontroller:\n  url: http://127.0.0.1:${controller.httpPort}\n`;
   let console_: Awaited<ReturnType<typeof startWebConsole>> | undefined;
@@ -96,7 +99,7 @@ async function measure(n: number): Promise<Row> {
         exporter.scrapes() >= 3 &&
         (await promQuery(prom.url, "scrape_samples_scraped"))[0]?.value === series &&
         (await promQuery(prom.url, "count(svc_tcp_results_total)"))[0]?.value !== undefined,
-      180_000,
+      600_000,
     );
     await new Promise((r) => setTimeout(r, SCRAPE_S * 1000));
     // both rule groups evaluated over the stored scrapes
@@ -126,7 +129,7 @@ async function measure(n: number): Promise<Row> {
     };
     const raw = await refresh(rawReads("svc", "tcp"));
     const recordedTimes: number[] = [];
-    for (let i = 0; i < 3; i++) recordedTimes.push(await refresh(recordedReads("svc", "tcp")));
+    for (let i = 0; i < 3; i++) recordedTimes.push(await refresh(recordedReads("svc", "tcp", false)));
     const recorded = median(recordedTimes);
     const evals = await ruleEvalSeconds(prom.url);
     const unwarmed = new FleetService(parseConsoleConfig(yaml, {}).config);
@@ -179,8 +182,7 @@ async function measure(n: number): Promise<Row> {
     let red = Number.POSITIVE_INFINITY;
     while (performance.now() - t0 < 300_000) {
       const g = (await (await fetch(`${url}&layout=grid`)).json()) as FleetMatrixGrid;
-      const cell = fromGrid(g).find((c) => c.source === nodeName(1) && c.destination === nodeName(2));
-      if (cell?.tier === "failing") {
+      if (gridTier(g, nodeName(1), nodeName(2)) === "failing") {
         red = performance.now() - t0;
         break;
       }
@@ -224,7 +226,8 @@ async function ruleEvalSeconds(url: string): Promise<{ now: number; window: numb
     const body = (await (await fetch(`${url}/api/v1/rules`)).json()) as {
       data: { groups: { name: string; evaluationTime: number }[] };
     };
-    for (const g of body.data.groups) (g.name.endsWith("-now") ? now : window).push(g.evaluationTime);
+    now.push(body.data.groups.find((g) => g.name.endsWith("-now"))?.evaluationTime ?? 0);
+    for (const g of body.data.groups) if (!g.name.endsWith("-now")) window.push(g.evaluationTime);
     await new Promise((r) => setTimeout(r, Math.max(15, SCRAPE_S) * 1000));
   }
   return { now: median(now), window: median(window) };
@@ -276,7 +279,8 @@ const report = process.env.BENCH_DRY === "1" ? (_t: string, b: string) => consol
 report(
   "matrix-render",
   `GET /api/v1/fleet/matrix?protocol=tcp against the real prometheus (scrape every ${SCRAPE_S}s, 3+ scrapes) and a ` +
-    `real controller; console in-process. Compute: one fleet-wide refresh by a console with no snapshot (the ` +
+    `real controller; console in-process. The synthetic agents export their pair state (svc_peer_problem_ratio, ` +
+    `svc_agent_info; issue 35) and the rules leave out the \`now\` group (its column reads 0). Compute: one fleet-wide refresh by a console with no snapshot (the ` +
     `PromQL and the join, reading the recording rules' series since Prometheus holds them). Refresh raw / ` +
     `recorded: the same fleet-wide read from raw series and from the recorded ones (median of 3); rule eval: ` +
     `Prometheus's own evaluation time of the two rule groups (now: every ${SCRAPE_S}s; window: every ` +

@@ -89,6 +89,7 @@ describe(
     before(
       async () => {
         lab = new Lab({
+          removeDirOnStop: true,
           agents: 3,
           netns: true,
           prometheus: PROM,

@@ -220,19 +220,84 @@ test("the agent has no added capability and gets ping_group_range (icmp without 
   for (const name of ["SVC_POD_IP", "SVC_POD_NAME", "SVC_NODE_NAME"]) assert.ok(env.includes(name), name);
 });
 
-test("the controller's RBAC: nodes cluster-wide; leases, pods and events in its namespace", () => {
+test("the controller's RBAC: nodes and token reviews cluster-wide; leases, pods and events in its namespace", () => {
   const objects = render([]);
   const cr = objects.find((o) => o.kind === "ClusterRole" && o.metadata.name === "rel-svc-controller") as
     | (K8sObject & { rules: { resources: string[]; verbs: string[] }[] })
     | undefined;
   assert.deepEqual(
-    cr?.rules.map((r) => r.resources),
-    [["nodes"]],
+    cr?.rules.map((r) => [r.resources, r.verbs]),
+    [
+      [["nodes"], ["get", "list", "watch"]],
+      [["tokenreviews"], ["create"]],
+    ],
   );
   const role = objects.find((o) => o.kind === "Role") as
     | (K8sObject & { rules: { resources: string[]; verbs: string[] }[] })
     | undefined;
   assert.deepEqual(role?.rules.map((r) => r.resources[0]).sort(), ["events", "leases", "pods"]);
+});
+
+test("two controller replicas (issue 33): ready only while leading, spread over nodes, a PodDisruptionBudget", () => {
+  const objects = render([]);
+  const deploy = objects.find((o) => o.kind === "Deployment" && o.metadata.name === "rel-svc-controller") as
+    | (K8sObject & { spec: { replicas: number; strategy: { type: string } } })
+    | undefined;
+  assert.equal(deploy?.spec.replicas, 2);
+  assert.equal(deploy?.spec.strategy.type, "RollingUpdate");
+  const pod = deploy && podSpec(deploy);
+  const probe = (pod?.containers[0] as { readinessProbe?: { httpGet?: { path?: string } } } | undefined)
+    ?.readinessProbe;
+  assert.equal(probe?.httpGet?.path, "/readyz/leader");
+  const anti = (
+    pod as
+      | { affinity?: { podAntiAffinity?: { preferredDuringSchedulingIgnoredDuringExecution?: unknown[] } } }
+      | undefined
+  )?.affinity?.podAntiAffinity?.preferredDuringSchedulingIgnoredDuringExecution;
+  assert.equal(anti?.length, 1);
+  const pdb = objects.find((o) => o.kind === "PodDisruptionBudget") as
+    | (K8sObject & { spec: { maxUnavailable: number; selector: { matchLabels: Record<string, string> } } })
+    | undefined;
+  assert.equal(pdb?.spec.maxUnavailable, 1);
+  assert.equal(pdb?.spec.selector.matchLabels["app.kubernetes.io/component"], "controller");
+  // one replica: no budget (it would block every drain)
+  assert.equal(
+    render([], ["controller.replicas=1"]).filter((o) => o.kind === "PodDisruptionBudget").length,
+    0,
+  );
+});
+
+test("the agent's identity: a projected token for the controller's audience, named in both configs", () => {
+  const objects = render([]);
+  const ds = objects.find((o) => o.kind === "DaemonSet");
+  assert.ok(ds);
+  const pod = podSpec(ds) as
+    | {
+        automountServiceAccountToken?: boolean;
+        volumes?: {
+          name: string;
+          projected?: {
+            sources: {
+              serviceAccountToken?: { audience: string; expirationSeconds: number; path: string };
+            }[];
+          };
+        }[];
+      }
+    | undefined;
+  assert.equal(pod?.automountServiceAccountToken, false, "no API token in the agent");
+  const sat = pod?.volumes?.find((v) => v.name === "identity")?.projected?.sources[0]?.serviceAccountToken;
+  assert.deepEqual(sat, { path: "token", audience: "svc-controller", expirationSeconds: 600 });
+  const agentCm = objects.find((o) => o.kind === "ConfigMap" && o.metadata.name === "rel-svc-agent");
+  const agent = parseConfig(agentCm?.data?.["config.yaml"] ?? "", {}, "node-1", "agent").config;
+  assert.equal(agent.agent.identityTokenFile, "/var/run/svc/identity/token");
+  const ctlCm = objects.find((o) => o.kind === "ConfigMap" && o.metadata.name === "rel-svc-controller");
+  const ctl = parseConfig(ctlCm?.data?.["config.yaml"] ?? "", {}, "node-1", "controller").config;
+  assert.deepEqual(ctl.controller.agentIdentity, {
+    serviceAccount: "rel-svc-agent",
+    audience: "svc-controller",
+  });
+  const sa = objects.find((o) => o.kind === "ServiceAccount" && o.metadata.name === "rel-svc-agent");
+  assert.ok(sa, "the agents' ServiceAccount is the one the controller expects");
 });
 
 test("the PrometheusRule is deploy/prometheus/svc-recording-rules.yml", () => {
@@ -253,6 +318,7 @@ test("console alerting: the webhook key and the rule directory are mounted where
   assert.equal(config.webhooks.encryptionKeyFile, "/var/run/svc/webhooks/key");
   assert.equal(config.alerts.ruleDirectory, "/var/lib/svc/alert-rules");
   assert.deepEqual(config.alerts.prometheusRuleLabels, { release: "prometheus" });
+  assert.equal(config.alerts.evaluatorUrl, "http://vmalert.monitoring.svc:8880");
   assert.equal(config.kubernetesContext.enabled, true);
   const deploy = objects.find((o) => o.kind === "Deployment" && o.metadata.name === "rel-svc-console");
   assert.ok(deploy);

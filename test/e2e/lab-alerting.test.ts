@@ -69,6 +69,7 @@ describe("lab: a udp loss rule fires and resolves through a signed webhook", opt
     });
     receiverUrl = `http://127.0.0.1:${port}/hook`;
     lab = new Lab({
+      removeDirOnStop: true,
       agents: 3,
       netns: true,
       scrapeIntervalSeconds: 2,

@@ -11,6 +11,7 @@ describe("lab on loopback with the console", skipUnless(), () => {
 
   before(async () => {
     lab = new Lab({
+      removeDirOnStop: true,
       agents: 2,
       netns: false,
       prometheus: false,

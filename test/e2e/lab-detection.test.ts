@@ -22,10 +22,11 @@ describe("lab: a tcp outage is red within 20 s and leaves red within 20 s", opts
   before(async () => {
     ensureWebBuilt();
     lab = new Lab({
+      removeDirOnStop: true,
       agents: 3,
       netns: true,
       scrapeIntervalSeconds: 5,
-      prometheusRules: [{ name: "svc-recording-rules.yml", yaml: recordingRulesYaml("svc", 5, 15) }],
+      prometheusRules: [{ name: "svc-recording-rules.yml", yaml: recordingRulesYaml("svc", 5, 15, false) }],
       config: {
         checkers: { tcp: { interval: "2s", timeout: "1s" }, pmtu: { interval: "5s", timeout: "150ms" } },
       },

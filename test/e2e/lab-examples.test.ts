@@ -86,7 +86,10 @@ describe(
     let lab: Lab;
 
     before(async () => {
-      lab = new Lab(svcLabOptions({ agents: 3, netns: isRoot(), prometheus: true, console: true }));
+      lab = new Lab({
+        ...svcLabOptions({ agents: 3, netns: isRoot(), prometheus: true, console: true }),
+        removeDirOnStop: true,
+      });
       await lab.start();
     });
     after(async () => {

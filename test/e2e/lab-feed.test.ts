@@ -23,7 +23,7 @@ describe("svc lab: a killed agent in the live feed and in history", skipUnless(b
 
   before(async () => {
     ensureWebBuilt();
-    lab = new Lab({ agents: 2, netns: false, prometheus: false });
+    lab = new Lab({ agents: 2, netns: false, prometheus: false, removeDirOnStop: true });
     await lab.start();
     browser = await launchChromium();
     const admin = lab.consoleAdmin;

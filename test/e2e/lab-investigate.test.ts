@@ -27,6 +27,7 @@ describe(
     before(async () => {
       ensureWebBuilt();
       lab = new Lab({
+        removeDirOnStop: true,
         agents: 3,
         netns: true,
         prometheus: PROMETHEUS,

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { execFile, spawn } from "node:child_process";
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, test } from "node:test";
@@ -15,6 +15,7 @@ import {
   labIdentity,
   labPid,
   leftoversOf,
+  REPO,
   SVC_BIN,
   startLab,
   until,
@@ -79,6 +80,7 @@ after(async () => {
   }
   await Promise.race([Promise.all(started.map((p) => p.exited)), new Promise((r) => setTimeout(r, 15_000))]);
   await exec(process.execPath, [SVC_BIN, "lab", "down"]).catch(() => undefined);
+  for (const p of started) rmSync(p.tmp, { recursive: true, force: true });
 });
 
 // Real `svc lab` processes (one agent in a network namespace, no Prometheus, no console: ~5 s each).
@@ -210,6 +212,58 @@ describe("svc lab: down and signals", { ...skipUnless(needsRoot()), timeout: 240
     const index = await p.up;
     labPid(p.child.pid!); // the lab runs below the wrapper
     await stopsClean(p, p.child.pid!, "SIGTERM", index);
+  });
+
+  test("a lab a script starts in the background (nohup npx svc lab &) keeps running after the script exits", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "svc-lab-script-"));
+    const log = join(dir, "lab.log");
+    const script = join(dir, "start-lab.sh");
+    // the way a user backgrounds it from a script: start it, wait until it is up, go on, end (its shell with it)
+    writeFileSync(
+      script,
+      [
+        `cd ${JSON.stringify(REPO)}`,
+        `nohup npx svc ${LAB_ARGS.join(" ")} > ${JSON.stringify(log)} 2>&1 &`,
+        "echo $!",
+        `until grep -q "is up" ${JSON.stringify(log)}; do sleep 0.2; done`,
+        "",
+      ].join("\n"),
+    );
+    let wrapper = 0;
+    try {
+      const out = await exec("sh", [script], { timeout: 90_000, env: { ...process.env, TMPDIR: dir } });
+      wrapper = Number(out.stdout.trim());
+      assert.ok(wrapper > 1, out.stdout);
+      const logText = () => (existsSync(log) ? readFileSync(log, "utf8") : "");
+      await until(
+        () => `not up:\n${logText()}`,
+        () => /svc lab (\d+) is up/.test(logText()),
+        60_000,
+      );
+      const index = Number(/svc lab (\d+) is up/.exec(logText())?.[1]);
+      const pids = descendants(wrapper);
+      const controller = /controller API +(\S+)\/api/.exec(logText())?.[1];
+      // the script's shell is gone; the lab (polling its wrappers every 500 ms) must not take that for a stop
+      await new Promise((r) => setTimeout(r, 3000));
+      assert.ok(
+        pids.every(alive),
+        `the lab stopped when the script ended: ${pids.filter((p) => !alive(p))} gone\n${logText()}`,
+      );
+      assert.doesNotMatch(logText(), /stopping/);
+      assert.equal((await fetch(`${controller}/readyz`)).status, 200, "its controller still answers");
+      // stopped cleanly as a backgrounded lab is: SIGTERM to it
+      const id = labIdentity(index);
+      process.kill(labPid(wrapper), "SIGTERM");
+      await until(
+        () => `processes left ${pids.filter(alive)}, leftovers ${leftoversOf(id)}\n${logText()}`,
+        () => pids.every((pid) => !alive(pid)) && leftoversOf(id).length === 0,
+      );
+      assert.match(logText(), /lab: stopped, nothing left running/);
+    } finally {
+      if (wrapper > 1)
+        for (const pid of descendants(wrapper).reverse()) if (alive(pid)) process.kill(pid, "SIGTERM");
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   test("SIGHUP to `npx svc lab` stops the lab and removes everything", async () => {

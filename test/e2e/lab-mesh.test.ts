@@ -19,6 +19,7 @@ describe("lab: 3 agents in network namespaces", opts, () => {
 
   before(async () => {
     lab = new Lab({
+      removeDirOnStop: true,
       agents: 3,
       netns: true,
       scrapeIntervalSeconds: 1,

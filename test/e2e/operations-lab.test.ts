@@ -23,6 +23,7 @@ describe("console operations against svc lab", skipUnless(needsRoot(), needsBina
 
   before(async () => {
     lab = new Lab({
+      removeDirOnStop: true,
       agents: 3,
       prometheus: PROMETHEUS,
       scrapeIntervalSeconds: 1,

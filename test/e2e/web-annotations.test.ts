@@ -55,7 +55,7 @@ describe("console web app: annotations in the event feed", skipUnless(browserMis
   /** The Events page as `user` of `group` (the trusted proxy's headers). */
   async function open(user: string, group: string): Promise<Page> {
     const ctx = await browser.newContext({
-      viewport: { width: 1280, height: 1000 },
+      viewport: { width: 1440, height: 900 },
       extraHTTPHeaders: { "x-remote-user": user, "x-remote-groups": group },
     });
     const page = await ctx.newPage();
@@ -86,6 +86,14 @@ describe("console web app: annotations in the event feed", skipUnless(browserMis
     await cell(page, "an-1").waitFor();
 
     const form = page.getByRole("form", { name: "Add annotation" });
+    // the form is folded behind a button: the feed starts near the top of the page
+    assert.equal(await form.count(), 0, "no form until asked for");
+    const feedTop = (await page.locator("table").first().boundingBox())?.y ?? 9999;
+    assert.ok(feedTop < 450, `the feed starts ${feedTop} px down a 900 px window`);
+    await screenshot(page, "events-annotation-folded");
+    await page.getByRole("button", { name: "Add annotation" }).click();
+    await form.waitFor();
+    await screenshot(page, "events-annotation-open");
     // a point note now (after an-1 joined)
     await form.getByLabel("Text").fill("rolled the CNI daemonset");
     await form.getByLabel("Scope (empty for the whole fleet)").fill("an-1");
@@ -142,6 +150,7 @@ describe("console web app: annotations in the event feed", skipUnless(browserMis
     await viewer.getByText("rolled the CNI daemonset to v1.15").waitFor();
     await waitUntil(async () => (await feed(viewer)).length === 5, "viewer sees 5 rows", 15_000);
     assert.equal(await viewer.getByRole("form", { name: "Add annotation" }).count(), 0);
+    assert.equal(await viewer.getByRole("button", { name: "Add annotation" }).count(), 0);
     assert.equal(await viewer.getByRole("button", { name: "Edit" }).count(), 0);
     assert.equal(await viewer.getByRole("button", { name: "Delete" }).count(), 0);
     await screenshot(viewer, "annotations-viewer");

@@ -21,6 +21,7 @@ describe("console fleet pages against svc lab", skipUnless(needsRoot(), browserM
   before(async () => {
     ensureWebBuilt(); // the lab's console serves apps/web/dist
     lab = new Lab({
+      removeDirOnStop: true,
       agents: 3,
       prometheus: PROMETHEUS,
       scrapeIntervalSeconds: 1,

@@ -15,7 +15,7 @@ describe("console web app: Node, Pair, Overview and Topology pages", skipUnless(
     path: string,
     mode: "ok" | "degraded" = "ok",
   ): Promise<{ page: Page; checks: unknown[] }> {
-    const ctx = await web.browser.newContext({ viewport: { width: 1280, height: 900 } });
+    const ctx = await web.browser.newContext({ viewport: { width: 1440, height: 900 } });
     const page = await ctx.newPage();
     page.setDefaultTimeout(10_000);
     const checks = await stubFleet(page, mode);
@@ -80,7 +80,7 @@ describe("console web app: Node, Pair, Overview and Topology pages", skipUnless(
   });
 
   test("Run check is not offered without runs:create", async () => {
-    const ctx = await web.browser.newContext({ viewport: { width: 1280, height: 900 } });
+    const ctx = await web.browser.newContext({ viewport: { width: 1440, height: 900 } });
     const page = await ctx.newPage();
     page.setDefaultTimeout(10_000);
     await stubFleet(page, "ok");
@@ -112,6 +112,20 @@ describe("console web app: Node, Pair, Overview and Topology pages", skipUnless(
         .then((t) => t.join("|")),
       "9|1",
     );
+    // a PMTU black hole names its badge, the size that crossed and the size probed (not "—")
+    const hole = page.getByTestId("worst-pairs").locator("tr").filter({ hasText: "node-2 → node-3" });
+    assert.match(await hole.innerText(), /PMTU\s+Black hole/);
+    assert.equal(await hole.getByTestId("worst-pmtu").innerText(), "576 / 1500 bytes");
+    assert.equal(
+      await page
+        .getByTestId("worst-pairs")
+        .locator("tr")
+        .filter({ hasText: "node-1 → node-2" })
+        .getByTestId("worst-pmtu")
+        .innerText(),
+      "—",
+      "a UDP row has no PMTU figures",
+    );
     await screenshot(page, "fleet-overview");
     await page.getByTestId("worst-pairs").getByRole("link", { name: "node-1 → node-2" }).click();
     await page.getByRole("heading", { level: 1, name: "node-1 → node-2" }).waitFor();
@@ -134,7 +148,34 @@ describe("console web app: Node, Pair, Overview and Topology pages", skipUnless(
       "node-1 <-> node-2 drawn failing",
     );
     assert.equal(await page.locator('line[data-tier="degraded"]').count(), 1);
+    // the drawing fills its canvas: the SVG spans its box, and the nodes and their labels spread over most of it
+    const svg = await page.getByTestId("topology-svg").boundingBox();
+    const frame = await page.locator(".topology-box").boundingBox();
+    assert.ok(svg && frame && svg.width >= frame.width - 4, `svg ${svg?.width} of its box ${frame?.width}`);
+    const nodes = await page.locator("[data-node]").evaluateAll((els) =>
+      els.map((e) => {
+        const r = e.getBoundingClientRect();
+        return [r.left, r.top, r.right, r.bottom];
+      }),
+    );
+    const spanX = Math.max(...nodes.map((n) => n[2] ?? 0)) - Math.min(...nodes.map((n) => n[0] ?? 0));
+    const spanY = Math.max(...nodes.map((n) => n[3] ?? 0)) - Math.min(...nodes.map((n) => n[1] ?? 0));
+    assert.ok(
+      spanX >= 0.6 * (svg?.width ?? 0) || spanY >= 0.6 * (svg?.height ?? 0),
+      `nodes span ${spanX}x${spanY} of a ${svg?.width}x${svg?.height} canvas`,
+    );
     await screenshot(page, "fleet-topology");
+    // Path MTU: links coloured by their PMTU badge (the worse direction), the reduced and black-holed ones labelled
+    await page.getByRole("button", { name: "Path MTU" }).click();
+    await page.locator('line[data-pmtu="Black hole"]').waitFor();
+    assert.equal(await page.locator('line[data-pmtu="Black hole"]').getAttribute("data-tier"), "failing");
+    assert.equal(await page.locator('line[data-pmtu="Reduced"]').getAttribute("data-tier"), "degraded");
+    assert.equal(await page.locator('line[data-pmtu="Full size"]').count(), 1, "node-1 <-> node-3");
+    assert.deepEqual((await page.getByTestId("pmtu-edge-label").allTextContents()).sort(), [
+      "Black hole 576 / 1500 B",
+      "Reduced 1400 / 1500 B",
+    ]);
+    await screenshot(page, "fleet-topology-pmtu");
     await page.locator('[data-zone="external agents"]').getByRole("link", { name: "ext-1" }).click();
     await page.getByRole("heading", { level: 1, name: "Node ext-1" }).waitFor();
     await page.context().close();

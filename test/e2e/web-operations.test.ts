@@ -1,7 +1,8 @@
 // Targets, Checks, Runs and Metrics pages in Chromium against a console on a real database and a real controller
 // whose agents answer diagnostics over gRPC: create a target and a check in the UI, watch the check's live
-// projection name the agents, start a duration run and watch it finish live on its page (run:{id} pushes), and see
-// the Metrics page answer that no metrics server is configured.
+// projection name the agents, see a schedule's round listed among the runs with its origin, start a duration run
+// and watch it finish live on its page (run:{id} pushes), and see the Metrics page answer that no metrics server is
+// configured.
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { Controller, testConfig, waitUntil } from "@svc/controller";
@@ -134,11 +135,36 @@ describe("console web app: targets, checks, runs, metrics", skipUnless(browserMi
     await row.waitFor();
     assert.match((await row.textContent()) ?? "", /pg\s*check\s*3600 s\s*active/);
 
-    // the target's page, and a named 404 for an unknown and a malformed id alike
+    // the target's page, and a named 404 for an unknown and a malformed id alike. This console has no metrics
+    // server: the metrics-query routes answer from a fixture here, an hour of medians rising 10 -> 30 ms
+    const end = Math.floor(Date.now() / 1000);
+    const values = Array.from({ length: 120 }, (_, i) => [
+      end - 3600 + i * 30,
+      String(0.01 + (i / 119) * 0.02),
+    ]);
+    await page.route("**/api/v1/metrics/query_range", (r) =>
+      r.fulfill({ json: { resultType: "matrix", result: [{ metric: {}, values }] } }),
+    );
+    await page.route("**/api/v1/metrics/query", (r) =>
+      r.fulfill({ json: { resultType: "vector", result: [{ metric: {}, value: [end, "0.98"] }] } }),
+    );
+    await page.setViewportSize({ width: 1440, height: 900 });
     await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Targets" }).click();
     await page.getByRole("link", { name: "db" }).click();
     await page.getByRole("heading", { name: "Target db" }).waitFor();
     await page.getByText("pg (tcp, every 60 s)").waitFor();
+    // the duration chart: a time axis and a millisecond axis (uPlot draws their ticks), and its figures as text
+    const chart = page.getByRole("figure", { name: "Median check duration (ms)" });
+    await chart.locator("canvas").waitFor();
+    assert.equal(await chart.locator(".u-axis").count(), 2, "an x and a y axis");
+    assert.equal(
+      await page.getByTestId("target-duration-figures").innerText(),
+      "Latest 30.0 ms · lowest 10.0 ms · highest 30.0 ms",
+    );
+    assert.equal(await page.getByTestId("target-health").innerText(), "98.0 % of checks succeeded");
+    await screenshot(page, "operations-target");
+    await page.unroute("**/api/v1/metrics/query_range");
+    await page.unroute("**/api/v1/metrics/query");
     for (const id of ["00000000-0000-0000-0000-000000000000", "%20not%20an%20id"]) {
       await page.goto(`${server.httpUrl}/targets/${id}`);
       await page.getByRole("heading", { name: "No such target" }).waitFor();
@@ -146,6 +172,14 @@ describe("console web app: targets, checks, runs, metrics", skipUnless(browserMi
 
     await page.goto(`${server.httpUrl}/runs`);
     await page.getByRole("heading", { name: "Runs" }).waitFor();
+    // the schedule's first round (due at once) is listed as a run with its origin; the list refreshes every 10 s
+    const scheduled = page.getByTestId("run-row").filter({ hasText: "schedule hourly pg → db" });
+    await scheduled.first().waitFor({ timeout: 30_000 });
+    assert.match(
+      (await scheduled.first().textContent()) ?? "",
+      /tcp\s*1\s*completed\s*schedule hourly pg → db/,
+    );
+    await screenshot(page, "operations-runs-origin");
     const form = page.getByRole("form", { name: "Start run" });
     await form.getByLabel(/^Sources/).fill("node-1, node-2");
     await form.getByLabel(/^Destinations/).fill("node-3");

@@ -2,6 +2,12 @@
  * Layering (issue 24): arrows run from apps to packages, never back. No source file under packages/ imports an app
  * (by its package name or by a relative path into apps/), and no package's package.json depends on one. (The lab
  * starts the `svc` command as a process by its path; that is a program it runs, not a module it imports.)
+ *
+ * Apps import packages only (issue 37.9): what two apps share is a package (the controller's gRPC client pieces
+ * are @svc/controller-client), so no app's code imports another app. Two kinds of file are outside that rule:
+ * apps/cli, the `svc` command, whose subcommands are the other apps (it starts them by their entry points), and
+ * test code (`*.test.ts` and files under a `testdata/` directory), which runs the real controller or agent as a
+ * fixture rather than a stand-in of it.
  */
 import assert from "node:assert/strict";
 import { readdirSync, readFileSync, statSync } from "node:fs";
@@ -34,14 +40,39 @@ export function specifiers(text: string): string[] {
   return out;
 }
 
-/** The specifiers of `file` (its text `text`) that reach an app. */
+/** The app directory (under apps/) that `path` lies in; undefined outside apps/. */
+function appDirOf(path: string): string | undefined {
+  const rel = relative(join(ROOT, "apps"), path);
+  return rel.startsWith("..") ? undefined : rel.split(/[\\/]/)[0];
+}
+
+/** The directory of each app, by its package name. */
+const APP_DIR_BY_NAME = new Map(
+  APPS.map((d) => [
+    (JSON.parse(readFileSync(join(ROOT, "apps", d, "package.json"), "utf8")) as { name: string }).name,
+    d,
+  ]),
+);
+
+/**
+ * The specifiers of `file` (its text `text`) that reach an app other than the one `file` belongs to (for a file
+ * under packages/: any app).
+ */
 export function appImports(file: string, text: string): string[] {
+  const own = appDirOf(file);
   return specifiers(text).filter((s) => {
     const pkg = s.startsWith("@") ? s.split("/").slice(0, 2).join("/") : (s.split("/")[0] ?? "");
-    if (APP_NAMES.has(pkg)) return true;
+    const named = APP_DIR_BY_NAME.get(pkg);
+    if (named !== undefined) return named !== own;
     if (!s.startsWith(".")) return false;
-    return !relative(join(ROOT, "apps"), resolve(dirname(file), s)).startsWith("..");
+    const target = appDirOf(resolve(dirname(file), s));
+    return target !== undefined && target !== own;
   });
+}
+
+/** Test code: a test file or a fixture under a testdata/ directory. */
+function isTestCode(file: string): boolean {
+  return /\.test\.[cm]?[jt]sx?$/.test(file) || file.split(/[\\/]/).includes("testdata");
 }
 
 test("the checker sees each way a module can be reached", () => {
@@ -62,6 +93,33 @@ test("the checker sees each way a module can be reached", () => {
     "@svc/web",
     "../../../apps/cli/bin/svc.mjs",
   ]);
+});
+
+test("an app's own modules are not another app's", () => {
+  const f = join(ROOT, "apps/console/src/events/ingester.ts");
+  const text = [
+    'import { x } from "../live/feed-sink.ts";',
+    'import { y } from "@svc/console/recording-rules";',
+    'import { ReconnectingStream } from "@svc/agent/reconnecting-stream";',
+    'import { z } from "../../../agent/src/grpc/controller-channel.ts";',
+    'import { ok } from "@svc/controller-client";',
+  ].join("\n");
+  assert.deepEqual(appImports(f, text), [
+    "@svc/agent/reconnecting-stream",
+    "../../../agent/src/grpc/controller-channel.ts",
+  ]);
+  assert.ok(isTestCode(join(ROOT, "apps/console/src/events/ingest.test.ts")));
+  assert.ok(isTestCode(join(ROOT, "apps/console/src/runs/testdata/task-agent.ts")));
+  assert.ok(!isTestCode(f));
+});
+
+test("no app imports another app (apps/cli, the svc command, starts them; test code may run them)", () => {
+  const offenders = APPS.filter((d) => d !== "cli").flatMap((d) =>
+    sources(join(ROOT, "apps", d))
+      .filter((f) => !isTestCode(f))
+      .flatMap((f) => appImports(f, readFileSync(f, "utf8")).map((s) => `${relative(ROOT, f)}: ${s}`)),
+  );
+  assert.deepEqual(offenders, []);
 });
 
 test("no package source imports an app", () => {

@@ -1,4 +1,5 @@
 import { networkInterfaces } from "node:os";
+import { bearerInterceptor, tokenFileReader } from "@svc/controller-client";
 import {
   ConfigError,
   ConfigWatcher,
@@ -81,6 +82,7 @@ export async function runAgent(opts: RunAgentOptions = {}): Promise<number> {
   const metrics = new ProbeMetrics({
     prefix: config.metricsPrefix,
     source: { nodeName, zone: config.agent.zone },
+    version: SVC_VERSION,
   });
   let peerEchoEndpoints = new Set<string>();
   const echo = new EchoServer({
@@ -93,7 +95,8 @@ export async function runAgent(opts: RunAgentOptions = {}): Promise<number> {
   // one clock for probe starts, sends and deadlines, so they share wake-ups (docs/decisions.md)
   const clock = new CoalescingClock();
   const icmp = createIcmpProber({ clock });
-  // one socket per family for every udp run: a peer's echo rate limiter sees one stable source per agent
+  // one socket per family for every udp run, kept open: a peer's echo rate limiter sees one stable source per
+  // agent, and each peer's rounds refresh one conntrack flow
   const udp = createUdpProber({ clock });
   const tcp = createTcpProber({ clock });
   const scheduler = new ProbeScheduler({
@@ -106,6 +109,18 @@ export async function runAgent(opts: RunAgentOptions = {}): Promise<number> {
   });
   registerLatenessGauges(metrics.registry, config.metricsPrefix, () => scheduler.latenessSummary());
 
+  // Kubernetes: the pod's projected ServiceAccount token rides on every call, read again each time (rotation)
+  const tokenFile = config.agent.identityTokenFile;
+  const interceptors =
+    tokenFile === ""
+      ? []
+      : [
+          bearerInterceptor(
+            tokenFileReader(tokenFile, (err) =>
+              logger.warn({ file: tokenFile, err: err.message }, "cannot read the identity token"),
+            ),
+          ),
+        ];
   const registration = new RegistrationClient({
     controllerAddress: config.controllerAddress,
     nodeName,
@@ -117,6 +132,7 @@ export async function runAgent(opts: RunAgentOptions = {}): Promise<number> {
     version: SVC_VERSION,
     logger: logger.child({ subsystem: "registration" }),
     credentials: dial.credentials,
+    interceptors,
   });
   const servers = createAgentHttpServers({
     httpPort: config.httpPort,
@@ -141,6 +157,7 @@ export async function runAgent(opts: RunAgentOptions = {}): Promise<number> {
   const external = new ExternalCheckRunner({
     controllerAddress: config.controllerAddress,
     credentials: dial.credentials,
+    interceptors,
     agentId: () => registration.agentId(),
     metricsRegistry: metrics.registry,
     metricsPrefix: config.metricsPrefix,
@@ -153,6 +170,7 @@ export async function runAgent(opts: RunAgentOptions = {}): Promise<number> {
   const tasks = new AgentTaskRunner({
     controllerAddress: config.controllerAddress,
     credentials: dial.credentials,
+    interceptors,
     agentId: () => registration.agentId(),
     registered: () => registration.ready(),
     ports: { httpPort: config.httpPort, udpPort: config.grpcPort },

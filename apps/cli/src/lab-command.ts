@@ -1,6 +1,7 @@
 import { recordingRulesYaml } from "@svc/console/recording-rules";
 import {
   allStates,
+  callControl,
   destroyAllPathLabs,
   destroyNetwork,
   healLab,
@@ -8,6 +9,7 @@ import {
   isRoot,
   Lab,
   type LabOptions,
+  type LabState,
   listLabBridges,
   listLabNamespaces,
   PATH_LAB_USAGE,
@@ -20,16 +22,25 @@ import { type Args, allowFlags, stringFlag, UsageError } from "./args.ts";
 import { onStopRequest } from "./stop-request.ts";
 
 export const LAB_USAGE = `usage:
-  svc lab [--agents N] [--no-netns] [--no-prometheus] [--no-console] [--dir DIR] [--interval DURATION]
-      start a controller, N agents (default 3), Prometheus and the console; Ctrl-C stops everything
+  svc lab [--agents N] [--zones N] [--no-netns] [--no-prometheus] [--no-console] [--dir DIR] [--interval DURATION]
+          [--metrics prometheus|victoria-metrics]
+      start a controller, N agents (default 3) in N zones (default 2), Prometheus and the console; Ctrl-C stops
+      everything (in the background: nohup npx svc lab > lab.log 2>&1 &   stop it with kill -TERM <pid>);
+      --metrics victoria-metrics: victoria-metrics, vmagent and vmalert instead of Prometheus
   svc lab fault drop FROM TO [tcp|udp|icmp|all]      drop probes from FROM to TO
   svc lab fault loss FROM TO PERCENT [tcp|udp|icmp|all]
   svc lab fault partition A B                          cut A and B apart both ways
   svc lab fault mtu NODE BYTES                         NODE's eth0 MTU (bigger frames to it vanish silently)
   svc lab fault blackhole FROM TO [BYTES]              TO's packets back to FROM over BYTES vanish, no ICMP
   svc lab fault hoploss NODE PERCENT                   loss on NODE's echo replies and time-exceeded
-  svc lab heal                                         remove every fault
-  svc lab status                                       show the running lab
+  svc lab fault isolate NODE [in|out|both]             cut NODE off from its peers (every protocol)
+  svc lab fault down NODE [agent|link]                 kill NODE's agent (heal starts it), or take its link down
+  svc lab fault zones ZONE ZONE                        partition two zones (every pair between them)
+  svc lab fault block NODE tcp|udp|icmp [in|out]       one protocol blocked to (in) or from (out) NODE
+  svc lab fault flap A B [PERIOD-SECONDS]              the link A-B down half of every period (default 20)
+  svc lab fault loss NODE PERCENT                      loss on NODE's link, both ways
+  svc lab heal                                         remove every fault (stopped agents start again)
+  svc lab status                                       show the running lab and its faults
   svc lab down [--all]                                 remove leftovers of labs whose process is gone (--all: every lab)
   (fault, heal and status take --lab INDEX when several labs run)
 multi-hop paths (routers between two hosts, per-link MTU, IPv6):
@@ -46,20 +57,33 @@ export async function labCommand(args: Args): Promise<number> {
       return runLab(args);
     case "fault": {
       allowFlags(args, ["lab"]);
-      const fault = parseFault(args.words.slice(2));
-      await injectFault(readState(index), fault);
-      console.log(`fault injected: ${args.words.slice(2).join(" ")}`);
+      const words = args.words.slice(2);
+      const fault = parseFault(words);
+      const state = readState(index);
+      if (state.control) await callControl(state, "POST", "/fault", { words });
+      else await injectFault(state, fault);
+      console.log(`fault injected: ${words.join(" ")}`);
       return 0;
     }
-    case "heal":
+    case "heal": {
       allowFlags(args, ["lab"]);
-      await healLab(readState(index));
+      const state = readState(index);
+      if (state.control) await callControl(state, "POST", "/heal");
+      else await healLab(state);
       console.log("all faults healed");
       return 0;
-    case "status":
-      allowFlags(args, ["lab"]);
-      console.log(JSON.stringify(readState(index), null, 2));
+    }
+    case "status": {
+      allowFlags(args, ["lab", "json"]);
+      const read = readState(index);
+      const state = read.control ? await callControl(read, "GET", "/status") : read;
+      console.log(
+        args.flags.has("json")
+          ? JSON.stringify({ ...state, control: undefined }, null, 2)
+          : statusText(state),
+      );
       return 0;
+    }
     case "down":
       allowFlags(args, ["all"]);
       return down(args);
@@ -68,12 +92,29 @@ export async function labCommand(args: Args): Promise<number> {
   }
 }
 
+/** `svc lab status`: the lab, its nodes with their zones, and the faults in place. */
+export function statusText(s: LabState): string {
+  const lines = [
+    `lab ${s.index} (pid ${s.pid}${s.netns ? ", network namespaces" : ", loopback"}): ${s.dir}`,
+    `  controller ${s.controllerUrl}${s.prometheusUrl ? `   ${s.evaluatorUrl ? "metrics" : "prometheus"} ${s.prometheusUrl}` : ""}${s.evaluatorUrl ? `   vmalert ${s.evaluatorUrl}` : ""}`,
+    ...s.nodes.map((n) => `  ${n.name.padEnd(10)} ${(n.zone ?? "").padEnd(8)} ${n.address}`),
+  ];
+  const faults = s.faults ?? [];
+  lines.push(faults.length === 0 ? "faults: none" : `faults (${faults.length}):`);
+  for (const f of faults) lines.push(`  ${f.words.padEnd(40)} since ${f.since}`);
+  return lines.join("\n");
+}
+
 /** What `svc lab` is asked for: its flags, read. */
 export interface SvcLabChoices {
   agents: number;
+  /** zones the agents are spread over, round-robin (zone-a, zone-b, ...) */
+  zones?: number;
   netns: boolean;
   /** false: --no-prometheus */
   prometheus: boolean;
+  /** --metrics: the metrics backend (default prometheus) */
+  metrics?: "prometheus" | "victoria-metrics";
   /** false: --no-console */
   console: boolean;
   dir?: string;
@@ -96,10 +137,13 @@ export function svcLabOptions(choices: SvcLabChoices): LabOptions {
   }
   return {
     agents: choices.agents,
+    ...(choices.zones === undefined ? {} : { zones: zoneNames(choices.zones) }),
     netns: choices.netns,
     prometheus: choices.prometheus ? undefined : false,
-    // the console's recording rules: matrix refreshes read their series (scrape 5 s: the "now" group every 5 s)
-    prometheusRules: [{ name: "svc-recording-rules.yml", yaml: recordingRulesYaml("svc", 5, 15) }],
+    ...(choices.metrics === "victoria-metrics" ? { metrics: "victoria-metrics" as const } : {}),
+    // the console's recording rules: matrix refreshes read their series; the lab's agents export their pair state,
+    // so the rules leave out the "now" group older agents need (recording-rules.ts)
+    prometheusRules: [{ name: "svc-recording-rules.yml", yaml: recordingRulesYaml("svc", 5, 15, false) }],
     console: choices.console,
     dir: choices.dir,
     config: { checkers },
@@ -107,8 +151,32 @@ export function svcLabOptions(choices: SvcLabChoices): LabOptions {
   };
 }
 
+/** zone-a, zone-b, ... for `n` zones (1-26). */
+export function zoneNames(n: number): string[] {
+  return Array.from({ length: n }, (_, i) => `zone-${String.fromCharCode(97 + i)}`);
+}
+
 async function runLab(args: Args): Promise<number> {
-  allowFlags(args, ["agents", "no-netns", "no-prometheus", "no-console", "dir", "interval"]);
+  allowFlags(args, [
+    "agents",
+    "zones",
+    "no-netns",
+    "no-prometheus",
+    "no-console",
+    "dir",
+    "interval",
+    "metrics",
+  ]);
+  const metrics = stringFlag(args, "metrics") ?? "prometheus";
+  if (metrics !== "prometheus" && metrics !== "victoria-metrics")
+    throw new UsageError(`--metrics must be prometheus or victoria-metrics, got "${metrics}"`);
+  if (metrics === "victoria-metrics" && args.flags.has("no-prometheus"))
+    throw new UsageError("--metrics victoria-metrics and --no-prometheus exclude each other");
+  const zonesFlag = stringFlag(args, "zones");
+  const zones = zonesFlag === undefined ? undefined : Number(zonesFlag);
+  if (zones !== undefined && (!Number.isInteger(zones) || zones < 1 || zones > 26)) {
+    throw new UsageError(`--zones must be an integer 1-26, got "${zonesFlag}"`);
+  }
   const agentsFlag = stringFlag(args, "agents");
   const agents = agentsFlag === undefined ? 3 : Number(agentsFlag);
   if (!Number.isInteger(agents) || agents < 1 || agents > 200) {
@@ -119,8 +187,10 @@ async function runLab(args: Args): Promise<number> {
   const lab = new Lab(
     svcLabOptions({
       agents,
+      zones,
       netns,
       prometheus: !args.flags.has("no-prometheus"),
+      metrics,
       console: !args.flags.has("no-console"),
       dir: stringFlag(args, "dir"),
       interval: stringFlag(args, "interval"),
@@ -138,7 +208,7 @@ async function runLab(args: Args): Promise<number> {
   // the terminal or the pipe may be gone by the time a stop arrives (SIGHUP, a killed wrapper): a failed write of
   // progress text must not end the process before its cleanup
   for (const stream of [process.stdout, process.stderr]) stream.on("error", () => undefined);
-  const dispose = onStopRequest(stop);
+  const dispose = onStopRequest(stop, (why) => console.log(`lab: ${why}`));
   try {
     try {
       await lab.start();
@@ -174,9 +244,14 @@ function printLab(lab: Lab): void {
   console.log(`  controller metrics ${lab.controllerMetricsUrl}/metrics`);
   for (const n of lab.nodes)
     console.log(`  agent ${n.name.padEnd(10)} ${n.httpUrl}  metrics ${n.metricsUrl}/metrics`);
-  if (lab.prometheusUrl) console.log(`  prometheus       ${lab.prometheusUrl}`);
+  if (lab.prometheusUrl && lab.evaluatorUrl) {
+    console.log(
+      `  victoria-metrics ${lab.prometheusUrl}   (query endpoint, vmui at ${lab.prometheusUrl}/vmui)`,
+    );
+    console.log(`  vmalert          ${lab.evaluatorUrl}   (rules and alerts)`);
+  } else if (lab.prometheusUrl) console.log(`  prometheus       ${lab.prometheusUrl}`);
   console.log(`  logs and configs ${lab.dir}`);
-  console.log("Press Ctrl-C to stop everything.");
+  console.log(`Press Ctrl-C (or kill -TERM ${process.pid}) to stop everything.`);
 }
 
 /**

@@ -46,6 +46,11 @@ export interface ConsoleServerOptions {
    * the scheduler of reconnects, baselines and relists (default Node timers), the Kubernetes API for cluster events
    */
   events?: { dial?: () => EventServiceClient; scheduler?: Scheduler; kubeConfig?: KubeConfig };
+  /**
+   * the per-replica cache of sessions, users, tokens and access (auth/auth-cache.ts): how old an entry may be
+   * (default 500 ms; 0 = no cache) and its clock (default a monotonic one)
+   */
+  authCache?: { ttlMs?: number; now?: () => number };
   /** alert poller seams (tests): its scheduler (default Node timers) and where transitions go (default: logged) */
   alerts?: { scheduler?: Scheduler; sink?: AlertTransitionSink };
 }

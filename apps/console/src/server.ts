@@ -10,6 +10,7 @@
 import type { Cidr } from "@svc/core";
 import Fastify, { type FastifyInstance } from "fastify";
 import "./api/context.ts";
+import type { Redis } from "ioredis";
 import { type AlertPoller, alertPollerFromConfig } from "./alerts/poller.ts";
 import { type AlertRules, alertRulesFromConfig } from "./alerts/rules.ts";
 import { Annotations } from "./annotations/annotations.ts";
@@ -17,6 +18,7 @@ import { buildApiApp } from "./api/api-app.ts";
 import { CookiePolicy } from "./api/cookie-policy.ts";
 import { addProbeRoutes } from "./api/probes.ts";
 import { routeAdder } from "./api/register.ts";
+import { AUTH_CACHE_TTL_MS, AuthCache } from "./auth/auth-cache.ts";
 import { Authenticator } from "./auth/authenticate.ts";
 import { clientAddress, parseCidrs } from "./auth/client-address.ts";
 import { Operations } from "./checks/operations.ts";
@@ -34,6 +36,7 @@ import { type ConsoleLogger, silent, urlOf } from "./log.ts";
 import { ConsoleMetrics } from "./metrics.ts";
 import { AccessLoader } from "./rbac/access-loader.ts";
 import type { ConsoleServerOptions } from "./server-options.ts";
+import { RedisRevocations } from "./shared/auth-revocations.ts";
 import type { Db } from "./store/db.ts";
 import { prepareOnce, prepareStore } from "./store/prepare.ts";
 import { SqlStore } from "./store/sql-store.ts";
@@ -67,6 +70,9 @@ export class ConsoleServer {
   private stopping = false;
   private wake: (() => void) | undefined;
   private readonly accessLoader: AccessLoader;
+  /** sessions, users, tokens and access kept for a short while; emptied on every revocation */
+  private readonly authCache: AuthCache;
+  private revocations: RedisRevocations | undefined;
   /** "METHOD /url" of every route the API listener serves (Fastify path syntax), in registration order */
   readonly apiRoutes: string[] = [];
   /** the live fan-out: the FeedSink of event ingestion, and publish(topic, data) for every replica's sockets */
@@ -96,7 +102,9 @@ export class ConsoleServer {
     this.store = opts.db ? new SqlStore(opts.db) : undefined;
     this.storeState = this.store ? "preparing" : "none";
     this.cookies = new CookiePolicy(this.config);
-    this.accessLoader = new AccessLoader(this.config.auth, this.store);
+    const cacheClock = opts.authCache?.now ?? (() => performance.now());
+    this.authCache = new AuthCache(opts.authCache?.ttlMs ?? AUTH_CACHE_TTL_MS, cacheClock);
+    this.accessLoader = new AccessLoader(this.config.auth, this.store, this.authCache);
     const auth = this.config.auth;
     const headerProxies = parseCidrs(auth.header.trustedProxyCIDRs);
     const clientCidrs = parseCidrs(this.config.clientAddress.trustedProxyCIDRs);
@@ -104,8 +112,13 @@ export class ConsoleServer {
     this.metrics = new ConsoleMetrics(opts.metricsPrefix ?? "svc", {
       storeReady: () => this.storeState === "ready" || this.storeState === "none",
     });
-    this.services = buildServices(opts, this.store, this.now, this.log, (limit) =>
-      this.metrics.rateLimited.inc({ limit }),
+    this.services = buildServices(
+      opts,
+      this.store,
+      this.now,
+      this.log,
+      (limit) => this.metrics.rateLimited.inc({ limit }),
+      this.authCache,
     );
     this.history = new EventHistory({
       config: this.config,
@@ -164,6 +177,9 @@ export class ConsoleServer {
       : undefined;
     const pastTopology = (at: number) => this.history.topologyAt(at);
     this.fleet = new FleetService(opts.db ? { ...this.config, pastTopology } : this.config);
+    // alert webhooks carry where the fault is (extension key `suspects`), only with a metrics server to read it from
+    if (this.config.prometheus.url !== "")
+      this.webhooks.dispatcher?.useSuspects(() => this.fleet.localization.current());
     this.authenticator = new Authenticator({
       config: this.config,
       store: this.store,
@@ -171,6 +187,7 @@ export class ConsoleServer {
       headerProxies,
       oidc: this.services.refresher,
       now: this.now,
+      cache: this.authCache,
     });
     this.live = new LiveHub({ replicaId: opts.live?.replicaId, slowBytes: opts.live?.slowBytes });
     this.history.setSink(this.operations ? this.operations.withMtrHistory(this.live) : this.live);
@@ -212,6 +229,7 @@ export class ConsoleServer {
   private buildApi(): FastifyInstance {
     return buildApiApp({
       authenticator: this.authenticator,
+      revoke: () => this.authCache.revoke(),
       cookies: this.cookies,
       clientProxies: this.clientProxies,
       probes: this.probeDeps(),
@@ -285,6 +303,7 @@ export class ConsoleServer {
       log: this.log,
     });
     this.live.useBus(this.liveBus);
+    if (this.opts.redis && this.liveBus.kind === "redis") await this.startRevocations(this.opts.redis);
     this.liveSockets.attach(this.app.server);
     this.matrixPusher.start();
     await this.app.listen({ host, port: this.opts.httpPort ?? this.config.httpPort });
@@ -360,11 +379,16 @@ export class ConsoleServer {
   }
 
   /**
-   * Deletes events, cluster events and old topology baselines past `database.retentionDays` (0 keeps all) at the
-   * server's clock (the timer does this every minute); resolves with the rows deleted.
+   * Deletes events, cluster events, old topology baselines and schedules' rounds (runs of origin `schedule`) past
+   * `database.retentionDays` (0 keeps all) at the server's clock (the timer does this every minute); resolves with
+   * the rows deleted.
    */
-  purgeHistory(): Promise<number> {
-    return this.history.purge(this.now());
+  async purgeHistory(): Promise<number> {
+    const now = this.now();
+    const days = this.config.database.retentionDays;
+    const runs =
+      this.operations && days > 0 ? await this.operations.runs.purgeScheduled(now - days * 86_400_000) : 0;
+    return runs + (await this.history.purge(now));
   }
 
   /** http://host:port of the API listener. */
@@ -375,6 +399,32 @@ export class ConsoleServer {
   /** http://host:port of the metrics listener. */
   get metricsUrl(): string {
     return urlOf(this.metricsApp);
+  }
+
+  /** Shares revocations with the other replicas through the shared store (their cache ages out without it). */
+  private async startRevocations(redis: Redis): Promise<void> {
+    const r = new RedisRevocations(
+      redis,
+      this.opts.redisPrefix ?? "svc:console:",
+      this.live.replicaId,
+      this.authCache,
+      this.log,
+    );
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      await Promise.race([
+        r.start(),
+        new Promise<never>((_, reject) => {
+          timer = setTimeout(() => reject(new Error("no answer within 5000 ms")), 5000);
+        }),
+      ]);
+      this.revocations = r;
+    } catch (e) {
+      await r.stop();
+      this.log.warn({ err: String(e) }, "revocations not shared: other replicas' caches age out instead");
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   /** Stops listeners, timers, then closes the database. */
@@ -389,6 +439,7 @@ export class ConsoleServer {
     this.matrixPusher.stop();
     this.liveSockets.close();
     await this.liveBus?.stop();
+    await this.revocations?.stop();
     await Promise.allSettled([this.app.close(), this.metricsApp.close()]);
     await this.storeReady.catch(() => {});
     await this.history.stop();

@@ -4,6 +4,7 @@
  * the OIDC relying party and its session refresher).
  */
 import { readFile } from "node:fs/promises";
+import type { AuthCache } from "./auth/auth-cache.ts";
 import { LocalSignIn, type LoginLimit } from "./auth/local-signin.ts";
 import { OidcClient } from "./auth/oidc/client.ts";
 import { OidcRefresher } from "./auth/oidc/refresh.ts";
@@ -37,6 +38,7 @@ export function buildServices(
   now: () => number,
   log: ConsoleLogger,
   onLimited: (limit: LoginLimit) => void,
+  cache?: AuthCache,
 ): ConsoleServices {
   const { auth } = opts.config;
   const prefix = opts.redisPrefix ?? "svc:console:";
@@ -52,6 +54,7 @@ export function buildServices(
     backend,
     { ttlMs: auth.session.ttl, idleMs: auth.session.idleTimeout },
     now,
+    cache,
   );
   const out: ConsoleServices = {
     budgets,

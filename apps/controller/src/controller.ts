@@ -30,10 +30,13 @@ import type { GatewayService } from "./gateway/gateway-auth.ts";
 import { agentServiceHandlers } from "./grpc/agent-service.ts";
 import { GrpcServer } from "./grpc/grpc-server.ts";
 import { PeerBroadcaster } from "./grpc/peer-broadcaster.ts";
+import { AgentGuard } from "./identity/agent-guard.ts";
+import { gatewayIdentity, mainListenerIdentity } from "./identity/authenticate.ts";
+import { ownIpv4Prefixes } from "./identity/own-prefixes.ts";
+import type { AgentTokenReviewer } from "./identity/token-review.ts";
 import { type Logger, silentLogger } from "./logger.ts";
 import { ControllerMetrics } from "./metrics/controller-metrics.ts";
 import type { NodeSource } from "./nodes/node-source.ts";
-import type { PodAddresses } from "./nodes/pod-addresses.ts";
 import { RegistrationNodeSource } from "./nodes/registration-node-source.ts";
 import { PlanState } from "./planner/plan-state.ts";
 import { AgentRegistry } from "./registry/registry.ts";
@@ -60,8 +63,20 @@ export interface ControllerOptions {
   peerDebounceMs?: number;
   /** clock for the warm-up, ms since epoch; default Date.now */
   now?: () => number;
-  /** Kubernetes mode: registrations on the in-cluster listener must come from a pod on their node */
-  podAddresses?: PodAddresses;
+  /**
+   * Kubernetes mode: every call on the in-cluster listener carries an agent pod's ServiceAccount token, reviewed
+   * here (identity/token-review.ts); without it the connection's source address is the caller's identity
+   */
+  agentTokens?: AgentTokenReviewer;
+  /** IPv4 prefixes whose directed broadcast address agents may not advertise; default this host's interfaces' */
+  knownPrefixes?: string[];
+  /**
+   * the base of the event sequence numbers each time this replica becomes the leader (after standing by); default
+   * the time in µs, beyond any number an earlier leader issued
+   */
+  eventSeqBase?: () => number;
+  /** how often leadership is looked at, to end agent streams and forget the registry on losing it; default 500 ms */
+  leadershipPollMs?: number;
 }
 
 /**
@@ -100,6 +115,11 @@ export class Controller {
   #config: SvcConfig;
   #httpStarted = false;
   #gatewayPort = 0;
+  readonly #guards: AgentGuard[] = [];
+  readonly #leadershipPollMs: number;
+  #leadershipTimer: NodeJS.Timeout | undefined;
+  #wasLeader = false;
+  readonly #eventSeqBase: () => number;
 
   constructor(opts: ControllerOptions) {
     this.#config = opts.config;
@@ -152,17 +172,47 @@ export class Controller {
       logger: this.#logger,
     });
     const allowLoopback = opts.allowLoopbackAgents ?? false;
-    // The agent-facing services, served by the main listener and (TLS + token) by the external gateway. Only
-    // the main listener checks addresses against pods: gateway agents are outside the cluster, pinned by token.
-    const agentService = (podAddresses: PodAddresses | undefined): GatewayService => ({
-      definition: agentServiceDefinition(),
-      handlers: agentServiceHandlers({
-        registry: this.registry,
-        broadcaster: this.#broadcaster,
-        allowLoopbackAgents: () => allowLoopback,
-        podAddresses,
+    this.#leadershipPollMs = opts.leadershipPollMs ?? 500;
+    this.#eventSeqBase = opts.eventSeqBase ?? (() => Date.now() * 1000);
+    // agent calls and the event stream see a leadership change before they are served (not only at the next poll)
+    const leading = (): boolean => {
+      this.#followLeadership();
+      return this.#isLeader();
+    };
+    const knownPrefixes = opts.knownPrefixes ?? ownIpv4Prefixes();
+    const tokens = opts.agentTokens;
+    // The agent-facing services, served by the main listener and (TLS + token) by the external gateway, each
+    // behind an AgentGuard of its own: leadership, the caller's identity, ownership of agent ids.
+    const guarded = (guard: AgentGuard): GatewayService[] =>
+      [
+        {
+          definition: agentServiceDefinition(),
+          handlers: agentServiceHandlers({
+            registry: this.registry,
+            broadcaster: this.#broadcaster,
+            allowLoopbackAgents: () => allowLoopback,
+            identityOf: (call) => guard.identityOf(call),
+            trustedProxyCidrs: () => this.#config.controller.trustedProxyCidrs,
+            knownPrefixes,
+            ...(tokens ? { podExists: (name: string, uid: string) => tokens.podExists(name, uid) } : {}),
+            logger: this.#logger,
+          }),
+        },
+        ...otherServices,
+      ].map((s) => guard.wrap(s));
+    const guard = (authenticate: ConstructorParameters<typeof AgentGuard>[0]["authenticate"]): AgentGuard => {
+      const g = new AgentGuard({
+        isLeader: leading,
+        authenticate,
+        ownerOf: (id) => this.registry.ownerOf(id),
         logger: this.#logger,
-      }),
+      });
+      this.#guards.push(g);
+      return g;
+    };
+    this.registry.onChange((change) => {
+      if (change.kind !== "registered") return;
+      for (const g of this.#guards) g.registered(change.agent.id, change.agent.owner);
     });
     const otherServices: GatewayService[] = [
       {
@@ -178,17 +228,19 @@ export class Controller {
         }),
       },
     ];
-    const services = [agentService(opts.podAddresses), ...otherServices];
+    const services = guarded(guard(mainListenerIdentity(tokens)));
     this.#grpc = new GrpcServer();
     for (const svc of services) this.#grpc.addService(svc.definition, svc.handlers);
     this.#grpc.addService(
       eventServiceDefinition(),
-      eventServiceHandlers({ bus: this.events, isLeader: this.#isLeader, logger: this.#logger }),
+      eventServiceHandlers({ bus: this.events, isLeader: leading, logger: this.#logger }),
     );
     this.#gateway = opts.config.controller.externalGateway.enabled
       ? new ExternalGateway({
           config: opts.config.controller.externalGateway,
-          services: [agentService(undefined), ...otherServices],
+          services: guarded(
+            guard(gatewayIdentity(opts.config.controller.externalGateway.tls.clientCaFile !== "")),
+          ),
           agents: this.registry,
           host: this.#grpcHost,
           logger: this.#logger,
@@ -214,7 +266,7 @@ export class Controller {
       count: (type, result) => this.#metrics.diagnostics.inc({ type, result }),
       notLeaderBody: NOT_LEADER_BODY,
     });
-    this.#metricsHttp = createMetricsApi({ metrics: this.#metrics, ready });
+    this.#metricsHttp = createMetricsApi({ metrics: this.#metrics, ready, isLeader: this.#isLeader });
     registerExternalChecksRoutes(this.#http, { assignments: this.externalChecks, isLeader: this.#isLeader });
     // one deps object for both ports, so a substituted metricsPort is logged once per agent across both
     const sd = {
@@ -259,6 +311,9 @@ export class Controller {
     this.#warmUp.begin();
     this.#topology.invalidate();
     if (this.#eventsEnabled) this.#topologyEvents.start();
+    this.#wasLeader = this.#isLeader();
+    this.#leadershipTimer = setInterval(() => this.#followLeadership(), this.#leadershipPollMs);
+    this.#leadershipTimer.unref();
     const port = await this.#grpc.listen(this.#grpcHost, this.#config.grpcPort);
     this.#logger.info({ grpcPort: port }, "controller grpc listening");
     if (this.#gateway) {
@@ -270,6 +325,28 @@ export class Controller {
     }
   }
 
+  /**
+   * On losing leadership: every agent stream ends with UNAVAILABLE `not the leader` (the agents re-dial and reach
+   * the leader) and the registry is forgotten, so this replica never serves a stale fleet if it leads again. On
+   * gaining it: the warm-up starts over (the registry fills as agents register here).
+   */
+  #followLeadership(): void {
+    if (this.#leadershipTimer === undefined) return; // before startGrpc / after stop
+    const leading = this.#isLeader();
+    if (leading === this.#wasLeader) return;
+    this.#wasLeader = leading;
+    if (leading) {
+      this.#logger.info({}, "leading: agents register here");
+      this.#warmUp.begin();
+      this.events.restart(this.#eventSeqBase());
+    } else {
+      this.#logger.warn({ agents: this.registry.size }, "no longer leading: ending agent streams");
+      for (const g of this.#guards) g.endAll();
+      this.registry.clear();
+    }
+    this.#topology.invalidate();
+  }
+
   #warming(): boolean {
     // only an inventory of its own (Kubernetes) can say the fleet is complete
     const expected = this.nodes.onChange === undefined ? undefined : this.nodes.expectedAgents();
@@ -278,6 +355,8 @@ export class Controller {
 
   /** Stops eviction, ends peer streams, closes gRPC, then the HTTP listeners. Safe to call more than once. */
   async stop(): Promise<void> {
+    clearInterval(this.#leadershipTimer);
+    this.#leadershipTimer = undefined;
     this.registry.stop();
     await this.#gateway?.stop();
     this.externalChecks.close();

@@ -9,15 +9,22 @@ import {
 } from "@svc/core";
 import { Controller } from "./controller.ts";
 import { applyHeapPolicy } from "./heap-policy.ts";
-import { createLeaderElector, electionNamespace, kubeConfigFromEnvironment } from "./leader/index.ts";
+import { KubernetesTokenReviewer } from "./identity/token-review.ts";
+import {
+  createLeaderElector,
+  electionNamespace,
+  kubeConfigFromEnvironment,
+  kubeConfigFromFile,
+} from "./leader/index.ts";
 import { KubernetesNodeSource } from "./nodes/kubernetes-node-source.ts";
-import { KubernetesPodAddresses } from "./nodes/pod-addresses.ts";
 
 /** Options of `svc controller`. */
 export interface RunControllerOptions {
   configPath?: string;
   /** accept agents advertising loopback addresses (the lab without root) */
   allowLoopbackAgents?: boolean;
+  /** a kubeconfig file to reach the Kubernetes API with (Kubernetes mode outside a pod); default: in-cluster only */
+  kubeconfig?: string;
   env?: NodeJS.ProcessEnv;
 }
 
@@ -44,9 +51,16 @@ export async function runController(opts: RunControllerOptions = {}): Promise<nu
   const heapFlags = applyHeapPolicy();
   if (heapFlags.length > 0) logger.debug({ flags: heapFlags }, "garbage-collection policy applied");
 
-  // Inside Kubernetes (KUBERNETES_SERVICE_HOST set): Node watch and Lease election. Outside: nodes come from
-  // registrations and this controller is always the leader. A developer's kubeconfig is never used.
-  const kubeConfig = kubeConfigFromEnvironment(env);
+  // Inside Kubernetes (KUBERNETES_SERVICE_HOST set), or with --kubeconfig: Node watch, Lease election and agents
+  // proved by their ServiceAccount token. Outside: nodes come from registrations, this controller is always the
+  // leader and an agent is known by its source address. A developer's kubeconfig is never picked up unasked.
+  let kubeConfig: ReturnType<typeof kubeConfigFromEnvironment>;
+  try {
+    kubeConfig = opts.kubeconfig ? kubeConfigFromFile(opts.kubeconfig) : kubeConfigFromEnvironment(env);
+  } catch (err) {
+    console.error(`svc controller: cannot load --kubeconfig ${opts.kubeconfig}: ${(err as Error).message}`);
+    return 1;
+  }
   const elector = createLeaderElector({
     config,
     kubeConfig,
@@ -68,8 +82,13 @@ export async function runController(opts: RunControllerOptions = {}): Promise<nu
     isLeader: () => elector.isLeader(),
     nodeSource: nodes ? () => nodes : undefined,
     // agents run in the controller's namespace (the chart installs both there)
-    podAddresses: kubeConfig
-      ? new KubernetesPodAddresses({ kubeConfig, namespace: electionNamespace(env) })
+    agentTokens: kubeConfig
+      ? new KubernetesTokenReviewer({
+          kubeConfig,
+          namespace: electionNamespace(env),
+          serviceAccount: config.controller.agentIdentity.serviceAccount,
+          audience: config.controller.agentIdentity.audience,
+        })
       : undefined,
   });
   await nodes?.start();

@@ -10,7 +10,7 @@
 import { z } from "zod";
 import { errors } from "./errors.ts";
 import { route } from "./route.ts";
-import { noteText, text } from "./strings.ts";
+import { nameText, noteText, text } from "./strings.ts";
 
 /** Longest PromQL expression of a rule. */
 export const ALERT_EXPR_MAX = 4096;
@@ -50,7 +50,7 @@ const labelMap = (what: string) =>
 
 /** A rule as a caller writes it. */
 export const AlertRuleInput = z.strictObject({
-  name: text(128).describe("shown name; the alert name is derived from it (alertName)"),
+  name: nameText(128).describe("shown name; the alert name is derived from it (alertName)"),
   expr: text(ALERT_EXPR_MAX).describe("PromQL; every series it returns is one alert"),
   forSeconds: z
     .number()

@@ -7,7 +7,7 @@
 import { z } from "zod";
 import { errors } from "./errors.ts";
 import { route } from "./route.ts";
-import { noteText, text } from "./strings.ts";
+import { nameText, noteText, text } from "./strings.ts";
 
 /** Longest annotation text. */
 export const ANNOTATION_TEXT_MAX = 4096;
@@ -45,7 +45,7 @@ export const AnnotationInput = z.strictObject({
   at: instant("at"),
   endAt: instant("endAt").nullable().optional(),
   text: annotationText,
-  scope: text(512).default(""),
+  scope: nameText(512).default(""),
 });
 export type AnnotationInput = z.infer<typeof AnnotationInput>;
 

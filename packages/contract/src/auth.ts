@@ -2,7 +2,7 @@
 import { z } from "zod";
 import { errors } from "./errors.ts";
 import { LAB_ADMIN_PASSWORD, route } from "./route.ts";
-import { text } from "./strings.ts";
+import { nameText, text } from "./strings.ts";
 
 /** How the caller was identified. */
 export const PrincipalKind = z.enum(["session", "header", "token", "anonymous"]);
@@ -21,7 +21,7 @@ export const MeView = z
 export type MeView = z.infer<typeof MeView>;
 
 /** Local sign-in request. */
-export const LoginBody = z.strictObject({ username: text(256), password: text(1024) });
+export const LoginBody = z.strictObject({ username: nameText(256), password: text(1024) });
 
 /** Own password change request. */
 export const PasswordChangeBody = z.strictObject({ currentPassword: text(1024), newPassword: text(1024) });

@@ -8,7 +8,7 @@
 import { z } from "zod";
 import { errors } from "./errors.ts";
 import { idFrom, route } from "./route.ts";
-import { isStorable, text } from "./strings.ts";
+import { JSON_MAX_DEPTH, jsonValueProblem, nameText, text } from "./strings.ts";
 
 /** Largest `params`, in bytes of its JSON (spec §8.1). */
 export const CHECK_PARAMS_MAX_BYTES = 4096;
@@ -21,8 +21,8 @@ export type CheckType = z.infer<typeof CheckType>;
 /** Which agents run a definition: every agent able to (both lists empty), or those on the named nodes or zones. */
 export const SourceSelection = z
   .strictObject({
-    nodes: z.array(text(253).min(1)).max(1000).default([]),
-    zones: z.array(text(253).min(1)).max(1000).default([]),
+    nodes: z.array(nameText(253).min(1)).max(1000).default([]),
+    zones: z.array(nameText(253).min(1)).max(1000).default([]),
   })
   .meta({ id: "SourceSelectionInput" });
 export type SourceSelection = z.infer<typeof SourceSelection>;
@@ -32,23 +32,19 @@ export const SourceSelectionView = z
   .object({ nodes: z.array(z.string()), zones: z.array(z.string()) })
   .meta({ id: "SourceSelection" });
 
-// every key and string inside must be storable in a jsonb column (no NUL, no lone surrogate)
-const storableJson = (v: unknown): boolean =>
-  typeof v === "string"
-    ? isStorable(v)
-    : Array.isArray(v)
-      ? v.every(storableJson)
-      : v !== null && typeof v === "object"
-        ? Object.entries(v).every(([k, x]) => isStorable(k) && storableJson(x))
-        : true;
-
 const params = z
   .record(z.string(), z.unknown())
-  .refine(storableJson, { message: "must not contain NUL or unpaired surrogate characters" })
+  // keys and text storable in a jsonb column, nesting bounded (a deeper value answers 400, not a stack overflow)
+  .superRefine((p, ctx) => {
+    const why = jsonValueProblem(p, "params");
+    if (why) ctx.addIssue({ code: "custom", message: why, input: p, continue: false });
+  })
   .refine((p) => new TextEncoder().encode(JSON.stringify(p)).length <= CHECK_PARAMS_MAX_BYTES, {
     message: `must be at most ${CHECK_PARAMS_MAX_BYTES} bytes of JSON`,
   })
-  .describe("check-type parameters (dns: `query`, the name asked of the target resolver)");
+  .describe(
+    `check-type parameters (dns: \`query\`, the name asked of the target resolver); nesting at most ${JSON_MAX_DEPTH}`,
+  );
 
 /** A check definition as the API shows it. */
 export const CheckDefinition = z
@@ -70,7 +66,7 @@ export type CheckDefinition = z.infer<typeof CheckDefinition>;
 
 /** Body of a create, an edit or a projection. */
 export const CheckInput = z.strictObject({
-  name: text(128).min(1),
+  name: nameText(128).min(1),
   targetId: text(64).min(1),
   type: CheckType,
   params: params.default({}),
@@ -117,7 +113,7 @@ export const createCheck = route({
   tag: "checks",
   summary: "Creates a check definition",
   description:
-    "400 for params over 4096 bytes; 422 for an unknown target, a type the target's kind cannot take, or (when " +
+    "400 for params over 4096 bytes or nested deeper than 16; 422 for an unknown target, a type the target's kind cannot take, or (when " +
     "enabled) a definition no live agent could run (planes, `external-checks`); 502 when the controller cannot " +
     "be asked. Audited.",
   access: "checks:read",

@@ -22,7 +22,7 @@ import type { Permission } from "./permissions.ts";
 import { putRole } from "./rbac.ts";
 import { route } from "./route.ts";
 import { ScheduleInput, ScheduleKind } from "./schedules.ts";
-import { isStorable, text } from "./strings.ts";
+import { JSON_MAX_DEPTH, jsonValueProblem, nameText, text } from "./strings.ts";
 import { TargetInput } from "./targets.ts";
 import { WebhookEndpoint, WebhookUpdate } from "./webhooks.ts";
 
@@ -35,7 +35,7 @@ export const CONFIG_BUNDLE_MAX_BYTES = 8 * 1024 * 1024;
 /** Most items one section of an imported bundle may hold. */
 export const CONFIG_BUNDLE_MAX_ITEMS = 10_000;
 /** Deepest nesting of objects and arrays an imported bundle may hold. */
-export const CONFIG_BUNDLE_MAX_DEPTH = 16;
+export const CONFIG_BUNDLE_MAX_DEPTH = JSON_MAX_DEPTH;
 
 /** The sections, in the order an import applies them (targets before the definitions naming them, ...). */
 export const BUNDLE_SECTIONS = [
@@ -92,14 +92,14 @@ const plane = z
 /** A check definition, naming its target. */
 export const BundleCheck = CheckInput.omit({ targetId: true }).extend({
   id: importId,
-  target: text(128).min(1).describe("the name of its target"),
+  target: nameText(128).min(1).describe("the name of its target"),
   plane,
 });
 /** A schedule, naming its check definition and that definition's target. */
 export const BundleSchedule = ScheduleInput.omit({ definitionId: true }).extend({
   id: importId,
-  check: text(128).min(1).describe("the name of its check definition"),
-  target: text(128).min(1).describe("the name of that definition's target"),
+  check: nameText(128).min(1).describe("the name of its check definition"),
+  target: nameText(128).min(1).describe("the name of that definition's target"),
   plane,
 });
 /** An alert rule. */
@@ -115,8 +115,8 @@ export const BundleRole = z.strictObject({
 });
 /** A role binding (exported only). */
 export const BundleBinding = z.strictObject({
-  subject: text(300),
-  role: text(128),
+  subject: nameText(300),
+  role: nameText(128),
   direct: z.boolean().default(false),
 });
 
@@ -177,27 +177,9 @@ export type ConfigBundle = z.infer<typeof ConfigBundle>;
 /** A section of an imported bundle: its items are judged one by one (a bad item is that item's error). */
 const section = z.array(z.unknown()).max(CONFIG_BUNDLE_MAX_ITEMS).optional();
 
-const FORBIDDEN_KEYS = new Set(["__proto__", "constructor", "prototype"]);
-
-/** The first problem of a JSON value that no item could store, or undefined: keys, text, depth. */
+/** The first problem of a JSON value that no item could store, or undefined: keys, text, depth (jsonValueProblem). */
 export function bundleValueProblem(v: unknown, depth = 0, path = "bundle"): string | undefined {
-  if (typeof v === "string") return isStorable(v) ? undefined : `${path}: text with NUL or a lone surrogate`;
-  if (v === null || typeof v !== "object") return undefined;
-  if (depth >= CONFIG_BUNDLE_MAX_DEPTH) return `${path}: nested deeper than ${CONFIG_BUNDLE_MAX_DEPTH}`;
-  if (Array.isArray(v)) {
-    for (let i = 0; i < v.length; i++) {
-      const p = bundleValueProblem(v[i], depth + 1, `${path}[${i}]`);
-      if (p) return p;
-    }
-    return undefined;
-  }
-  for (const k of Object.keys(v)) {
-    if (FORBIDDEN_KEYS.has(k)) return `${path}: key ${JSON.stringify(k)} is not allowed`;
-    if (!isStorable(k)) return `${path}: a key with NUL or a lone surrogate`;
-    const p = bundleValueProblem((v as Record<string, unknown>)[k], depth + 1, `${path}.${k}`);
-    if (p) return p;
-  }
-  return undefined;
+  return jsonValueProblem(v, path, depth, CONFIG_BUNDLE_MAX_DEPTH);
 }
 
 /** A bundle as an import takes it: the export's shape, items judged one by one, `omitted` ignored. */
@@ -301,7 +283,8 @@ export const importConfig = route({
     "Each item is judged as its section's own create or update judges it and reported per item (create, update, " +
     "unchanged, skipped, or error with the status its route would answer); matched by id, else by natural key " +
     "(target name; check name and target; schedule name and check; rule name; window scope and span; endpoint " +
-    "url; role name). A section the caller may not write is skipped with a warning; bindings are never " +
+    "url; role name). 403 when the caller holds none of the sections' write permissions; a section the caller " +
+    "may not write is skipped with a warning naming that permission; bindings are never " +
     "imported; webhook endpoints are only updated, never created; `omitted` is ignored. 400 for a bundle of " +
     `another format or version, text that cannot be stored, or nesting over ${CONFIG_BUNDLE_MAX_DEPTH}; 413 ` +
     `over ${CONFIG_BUNDLE_MAX_BYTES} bytes; 502 when existing targets and definitions cannot be read or the ` +

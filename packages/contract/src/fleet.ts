@@ -9,7 +9,7 @@
 import { z } from "zod";
 import { errors } from "./errors.ts";
 import { route } from "./route.ts";
-import { text } from "./strings.ts";
+import { nameText, text } from "./strings.ts";
 
 /** The four measured protocols a matrix / node page / pair page is drawn for. */
 export const FleetProtocol = z.enum(["tcp", "udp", "icmp", "pmtu"]);
@@ -63,7 +63,14 @@ const matrixBase = {
 
 /** GET /api/v1/fleet/matrix (cells layout). */
 export const FleetMatrix = z
-  .object({ ...matrixBase, cells: z.array(MatrixCell) })
+  .object({
+    ...matrixBase,
+    cells: z
+      .array(MatrixCell)
+      .describe(
+        "row-major in nodes order: every ordered pair on a full mesh; under a sparse plan the planned pairs (and every pair of a source that does not run the protocol), a pair left out being unplanned",
+      ),
+  })
   .meta({ id: "FleetMatrix" });
 export type FleetMatrix = z.infer<typeof FleetMatrix>;
 
@@ -97,7 +104,12 @@ export type TopologyNode = z.infer<typeof TopologyNode>;
 
 /** One directed link: worst tier over tcp/udp/icmp. */
 export const TopologyLink = z
-  .object({ source: z.string(), destination: z.string(), tier: FleetTier })
+  .object({
+    source: z.string(),
+    destination: z.string(),
+    tier: FleetTier.describe("the worst of tcp, udp and icmp"),
+    pmtu: PmtuBadge.optional().describe("the pair's path MTU reading, when the pmtu plane measured it"),
+  })
   .meta({ id: "TopologyLink" });
 export type TopologyLink = z.infer<typeof TopologyLink>;
 
@@ -233,6 +245,9 @@ export const WorstPair = z
     tier: FleetTier,
     failRatio: z.number().optional(),
     lossRatio: z.number().optional(),
+    pmtu: PmtuBadge.optional().describe(
+      "protocol pmtu: the badge, the size that crossed and the size probed",
+    ),
   })
   .meta({ id: "WorstPair" });
 export type WorstPair = z.infer<typeof WorstPair>;
@@ -251,8 +266,8 @@ export type FleetOverview = z.infer<typeof FleetOverview>;
 
 /** POST /api/v1/fleet/check request body. */
 export const FleetCheckRequest = z.strictObject({
-  source: text(253).min(1),
-  destination: text(253).min(1),
+  source: nameText(253).min(1),
+  destination: nameText(253).min(1),
   type: z.literal("tcp").optional(),
 });
 export type FleetCheckRequest = z.infer<typeof FleetCheckRequest>;

@@ -9,7 +9,7 @@ import { z } from "zod";
 import { errors } from "./errors.ts";
 import { TIMELINE_KINDS } from "./investigation-kinds.ts";
 import { route } from "./route.ts";
-import { text } from "./strings.ts";
+import { nameText, text } from "./strings.ts";
 
 /** Scope kinds an incident is stored with (spec §2.9). */
 export const INCIDENT_SCOPE_KINDS = ["pair", "node", "target", "global"] as const;
@@ -86,7 +86,7 @@ export type PinnedFinding = z.infer<typeof PinnedFinding>;
 /** Body of Save as incident: an investigation's committed parameters, a title, notes and findings to pin. */
 export const IncidentInput = z.strictObject({
   kind: z.enum(INCIDENT_INPUT_KINDS, { message: `kind must be one of ${INCIDENT_INPUT_KINDS.join(", ")}` }),
-  scope: text(512)
+  scope: nameText(512)
     .default("")
     .describe('pair "<source>-><destination>", node name or target id; ignored for the global kinds'),
   from: instant("from").describe("window start"),
@@ -130,8 +130,17 @@ export const IncidentCursor = z
 /** Query of GET /api/v1/incidents. */
 export const IncidentsQuery = z.object({
   status: z
-    .enum(INCIDENT_FILTERS, { message: `status must be one of ${INCIDENT_FILTERS.join(", ")}` })
-    .default("all"),
+    .string()
+    .max(16)
+    // spec §4.3 names the filter's values All / Open / Resolved: any case is read as the lowercase word
+    .transform((s) => s.toLowerCase())
+    .pipe(
+      z.enum(INCIDENT_FILTERS, {
+        message: `status must be one of ${INCIDENT_FILTERS.join(", ")} (any case)`,
+      }),
+    )
+    .default("all")
+    .describe("all, open or resolved, in any case (All / Open / Resolved)"),
   cursor: IncidentCursor.optional().describe("a nextCursor: the page after it (older incidents)"),
   at: instant("at")
     .optional()

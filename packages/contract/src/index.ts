@@ -28,6 +28,7 @@ export { routes } from "./routes.ts";
 export * from "./runs.ts";
 export * from "./schedules.ts";
 export * from "./strings.ts";
+export * from "./suspects.ts";
 export * from "./targets.ts";
 export * from "./tokens.ts";
 export * from "./users.ts";

@@ -9,7 +9,7 @@
 import { z } from "zod";
 import { errors } from "./errors.ts";
 import { route } from "./route.ts";
-import { text } from "./strings.ts";
+import { nameText, text } from "./strings.ts";
 
 /** Scope kinds of a window. */
 export const MAINTENANCE_SCOPES = ["fleet", "node", "pair", "target"] as const;
@@ -20,10 +20,12 @@ const instant = (key: string) =>
 /** A window as a caller writes it; the fields its scope does not use must be empty. */
 export const MaintenanceInput = z.strictObject({
   scope: z.enum(MAINTENANCE_SCOPES),
-  node: text(253).default("").describe("scope node: the node (an alert whose source or destination it is)"),
-  source: text(253).default("").describe("scope pair: source node"),
-  destination: text(253).default("").describe("scope pair: destination node"),
-  target: text(2048).default("").describe("scope target: the target an alert's `target` label names"),
+  node: nameText(253)
+    .default("")
+    .describe("scope node: the node (an alert whose source or destination it is)"),
+  source: nameText(253).default("").describe("scope pair: source node"),
+  destination: nameText(253).default("").describe("scope pair: destination node"),
+  target: nameText(2048).default("").describe("scope target: the target an alert's `target` label names"),
   startAt: instant("startAt"),
   endAt: instant("endAt"),
   reason: text(1024).default(""),

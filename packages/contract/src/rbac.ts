@@ -5,7 +5,7 @@
 import { z } from "zod";
 import { errors } from "./errors.ts";
 import { route } from "./route.ts";
-import { text } from "./strings.ts";
+import { nameText, text } from "./strings.ts";
 
 /** A binding of a subject (`local:<id>`, `oidc:<sub>`, `header:<user>`, `group:<name>`) to a role. */
 export const RoleBinding = z
@@ -65,7 +65,7 @@ export const createBinding = route({
   description: "409 for a duplicate; 422 for an unknown role or a malformed subject.",
   access: "rbac:manage",
   spec: true,
-  body: z.strictObject({ subject: text(300), role: text(128) }),
+  body: z.strictObject({ subject: nameText(300), role: nameText(128) }),
   example: { subject: "group:netops", role: "operator" },
   responses: { 201: RoleBinding, ...errors(400, 403, 409, 422, 503) },
 });
@@ -107,7 +107,7 @@ export const putRole = route({
     "422 for a built-in role's name or an unknown permission; 409 when dropping `users:manage` from the last administrator.",
   access: "rbac:manage",
   spec: false,
-  params: z.object({ name: text(64) }),
+  params: z.object({ name: nameText(64) }),
   body: z.strictObject({ permissions: z.array(text(64)).max(64) }),
   example: { permissions: ["audit:read"] },
   responses: { 200: CustomRole, ...errors(400, 403, 409, 422, 503) },
@@ -121,7 +121,7 @@ export const deleteRole = route({
   summary: "Deletes a custom role",
   access: "rbac:manage",
   spec: false,
-  params: z.object({ name: text(64) }),
+  params: z.object({ name: nameText(64) }),
   responses: { 204: null, ...errors(403, 404, 409, 503) },
 });
 

@@ -16,6 +16,7 @@ import * as rbac from "./rbac.ts";
 import type { RouteSpec } from "./route.ts";
 import * as runs from "./runs.ts";
 import * as schedules from "./schedules.ts";
+import * as suspects from "./suspects.ts";
 import * as targets from "./targets.ts";
 import * as tokens from "./tokens.ts";
 import * as users from "./users.ts";
@@ -59,6 +60,7 @@ export const routes: readonly RouteSpec[] = [
   fleet.getNode,
   fleet.getPair,
   fleet.runFleetCheck,
+  suspects.getSuspects,
   events.listEvents,
   events.listK8sEvents,
   annotations.listAnnotations,

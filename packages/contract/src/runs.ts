@@ -2,12 +2,13 @@
  * Diagnostics runs (spec §3.7, §4.3, §8.1): one probe type over many pairs, once (instant) or re-probed on a
  * cadence for a duration, each probe dispatched through the controller's diagnostics route. A spec that cannot
  * expand is 422 (no pairs, too many pairs, duration out of range); nothing is refused for cadence reasons. Creating
- * needs `runs:create`, reading `runs:read`; progress is pushed on the WebSocket topic `run:{id}`.
+ * needs `runs:create`, reading `runs:read`; progress is pushed on the WebSocket topic `run:{id}`. Each round of a
+ * schedule is listed as a run too (`origin: "schedule"`), so the pages that show runs show what schedules did.
  */
 import { z } from "zod";
 import { errors } from "./errors.ts";
 import { route } from "./route.ts";
-import { text } from "./strings.ts";
+import { nameText, text } from "./strings.ts";
 
 /** Pairs one run may hold at most. */
 export const RUN_PAIRS_MAX = 100;
@@ -20,7 +21,7 @@ export const RUN_DURATION_MAX_S = 86_400;
 export const RunProbeType = z.enum(["tcp", "udp", "icmp", "pmtu", "dns", "http", "mtr"]);
 export type RunProbeType = z.infer<typeof RunProbeType>;
 
-const node = text(253).min(1);
+const node = nameText(253).min(1);
 
 /** A run as asked for: explicit pairs and/or every source x destination (a node never probes itself). */
 export const RunSpec = z
@@ -76,6 +77,18 @@ export const StoredRunSpec = z
   .meta({ id: "RunSpec" });
 export type StoredRunSpec = z.infer<typeof StoredRunSpec>;
 
+/**
+ * Where a run came from: `manual`, started by a caller (POST /api/v1/runs, the pair page); `schedule`, one round of
+ * a schedule (one instant probe from each agent the schedule's definition picks to its external target), recorded
+ * when the round ends and purged with the history past `database.retentionDays`.
+ */
+export const RunOrigin = z.enum(["manual", "schedule"]);
+export type RunOrigin = z.infer<typeof RunOrigin>;
+
+/** An object a run refers to, by id and by its name at the time. */
+export const RunRef = z.object({ id: z.string(), name: z.string() });
+export type RunRef = z.infer<typeof RunRef>;
+
 /** A run. */
 export const Run = z
   .object({
@@ -88,6 +101,17 @@ export const Run = z
     createdAt: z.string(),
     finishedAt: z.string().nullable(),
     pairs: z.array(RunPair),
+    origin: RunOrigin,
+    schedule: RunRef.nullable().describe(
+      "origin schedule: the schedule whose round this was (its name then)",
+    ),
+    target: RunRef.nullable().describe(
+      "origin schedule: the external target the round probed; each pair's destination is its name",
+    ),
+    error: z
+      .string()
+      .nullable()
+      .describe("origin schedule: why the round could not probe at all (then it has no pairs)"),
   })
   .meta({ id: "Run" });
 export type Run = z.infer<typeof Run>;
@@ -124,7 +148,9 @@ export const listRuns = route({
   path: "/api/v1/runs",
   tag: "runs",
   summary: "Runs, newest first",
-  description: "No source/destination filter (spec §4.3). `limit` 1-200, default 50.",
+  description:
+    "No source/destination filter (spec §4.3). `limit` 1-200, default 50. Lists runs started by hand and the " +
+    "rounds of schedules alike (`origin`); scheduled rounds are purged past `database.retentionDays`.",
   access: "runs:read",
   spec: true,
   query: z.object({ limit: z.coerce.number().int().min(1).max(200).default(50) }),

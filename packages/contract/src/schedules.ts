@@ -9,7 +9,7 @@
 import { z } from "zod";
 import { errors } from "./errors.ts";
 import { idFrom, route } from "./route.ts";
-import { text } from "./strings.ts";
+import { nameText, text } from "./strings.ts";
 
 export const ScheduleKind = z.enum(["check", "mtr"]);
 
@@ -36,7 +36,7 @@ export const Schedule = z
 export type Schedule = z.infer<typeof Schedule>;
 
 export const ScheduleInput = z.strictObject({
-  name: text(128).min(1),
+  name: nameText(128).min(1),
   definitionId: text(64).min(1),
   kind: ScheduleKind.default("check"),
   intervalSeconds: z.number().int().min(60).max(86_400).default(300),

@@ -8,7 +8,7 @@
 import { z } from "zod";
 import { errors } from "./errors.ts";
 import { route } from "./route.ts";
-import { text } from "./strings.ts";
+import { nameText, text } from "./strings.ts";
 
 /** Longest target address, in UTF-8 bytes (spec §8.1). */
 export const TARGET_ADDRESS_MAX_BYTES = 2048;
@@ -39,7 +39,7 @@ export const targetAddress = text(TARGET_ADDRESS_MAX_BYTES)
  * are read from it (422 when it is neither).
  */
 export const TargetInput = z.strictObject({
-  name: text(128)
+  name: nameText(128)
     .min(1)
     .regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, "letters, digits, '.', '_', '-'"),
   address: targetAddress,

@@ -5,7 +5,7 @@
 import { z } from "zod";
 import { errors } from "./errors.ts";
 import { route } from "./route.ts";
-import { text } from "./strings.ts";
+import { nameText, text } from "./strings.ts";
 
 /** State of a token at an instant (spec §3.3). */
 export const TokenState = z.enum(["active", "revoked", "spent"]);
@@ -56,7 +56,7 @@ export const mintToken = route({
   access: "tokens:manage",
   spec: false,
   body: z.strictObject({
-    name: text(100),
+    name: nameText(100),
     expiresAt: z.iso
       .datetime({ offset: true })
       .nullable()

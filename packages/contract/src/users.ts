@@ -5,7 +5,7 @@
 import { z } from "zod";
 import { errors } from "./errors.ts";
 import { route } from "./route.ts";
-import { text } from "./strings.ts";
+import { nameText, text } from "./strings.ts";
 
 /** A local user as the API shows it (never the password hash). */
 export const UserView = z
@@ -45,7 +45,7 @@ export const createUser = route({
   description: `${MODE} 409 when the username is taken; 422 for a short password or an unknown role.`,
   access: "users:manage",
   spec: true,
-  body: z.strictObject({ username: text(256), password: text(1024), role: text(128) }),
+  body: z.strictObject({ username: nameText(256), password: text(1024), role: nameText(128) }),
   example: { username: "alice", password: "alice-long-password", role: "operator" },
   responses: { 201: UserView, ...errors(400, 403, 404, 409, 422) },
 });
@@ -60,7 +60,7 @@ export const setUserRole = route({
   access: "users:manage",
   spec: true,
   params: UserIdParams,
-  body: z.strictObject({ role: text(128) }),
+  body: z.strictObject({ role: nameText(128) }),
   example: { role: "viewer" },
   responses: { 200: UserView, ...errors(400, 403, 404, 409, 422) },
 });

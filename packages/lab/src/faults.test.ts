@@ -44,7 +44,8 @@ test("unknown nodes and bad words are refused with a clear message", () => {
   assert.throws(() => parseFault(["drop", "node-1"]), /usage: drop FROM TO/);
   assert.throws(() => parseFault(["drop", "a", "b", "sctp"]), /protocol must be one of/);
   assert.throws(() => parseFault(["loss", "a", "b", "150"]), /PERCENT must be a number 0-100/);
-  assert.throws(() => parseFault(["flap"]), /unknown fault "flap"/);
+  assert.throws(() => parseFault(["flap"]), /usage: flap A B/);
+  assert.throws(() => parseFault(["teleport"]), /unknown fault "teleport"/);
   assert.deepEqual(parseFault(["loss", "a", "b", "10", "udp"]), {
     kind: "loss",
     from: "a",

@@ -1,5 +1,9 @@
 import { run, tryRun } from "./exec.ts";
+import { type ChainRules, type NodeFault, nodeFaultRules, parseNodeFault } from "./node-faults.ts";
 import { randomPercent } from "./path/path-faults.ts";
+import { probeMatch } from "./probe-match.ts";
+
+export { probeMatch };
 
 /** A fault between lab nodes, enforced by nftables in the sending node's namespace. */
 export type Fault =
@@ -11,7 +15,9 @@ export type Fault =
   /** packets TO sends back to FROM larger than `bytes` vanish without ICMP: a PMTU black hole on that path */
   | { kind: "blackhole"; from: string; to: string; bytes: number }
   /** loss on the node's outbound ICMP time-exceeded and echo-reply (what mtr sees of that hop) */
-  | { kind: "hoploss"; node: string; percent: number };
+  | { kind: "hoploss"; node: string; percent: number }
+  /** node, zone and link faults (node-faults.ts) */
+  | NodeFault;
 
 /** MTU of a lab node's eth0 when no mtu fault is in place. */
 export const LAB_DEFAULT_MTU = 1500;
@@ -27,29 +33,33 @@ export interface FaultEndpoint {
   tcpPort: number;
   /** UDP echo port of the node (its grpcPort) */
   udpPort: number;
+  /** the node's zone (zone faults) */
+  zone?: string;
 }
 
 const TABLE = "svc_lab";
 
-/**
- * The nft match for probe traffic of one protocol towards `to`. Matching the probe's destination port keeps the
- * fault on the ordered pair: the reverse direction's probes (whose echo replies also travel from -> to) pass.
- */
-export function probeMatch(protocol: FaultProtocol, to: FaultEndpoint): string {
-  switch (protocol) {
-    case "tcp":
-      return `ip daddr ${to.address} tcp dport ${to.tcpPort}`;
-    case "udp":
-      return `ip daddr ${to.address} udp dport ${to.udpPort}`;
-    case "icmp":
-      return `ip daddr ${to.address} icmp type echo-request`;
-    case "all":
-      return `ip daddr ${to.address}`;
-  }
+/** Table of the flapping links' rules (put in and taken out while the rest stays). */
+export const FLAP_TABLE = "svc_lab_flap";
+
+/** The nft rules (namespace -> rule bodies) of a fault's output chain. */
+export function faultRules(fault: Fault, nodes: ReadonlyMap<string, FaultEndpoint>): Map<string, string[]> {
+  return chainRules(fault, nodes).output;
 }
 
-/** The nft rules (namespace -> rule bodies) that implement a fault. */
-export function faultRules(fault: Fault, nodes: ReadonlyMap<string, FaultEndpoint>): Map<string, string[]> {
+/** The nft rules of a fault, per chain (the node faults use the input chain too). */
+export function chainRules(fault: Fault, nodes: ReadonlyMap<string, FaultEndpoint>): ChainRules {
+  if (isNodeFault(fault)) return nodeFaultRules(fault, nodes);
+  return { output: pairRules(fault, nodes), input: new Map() };
+}
+
+const NODE_KINDS = new Set(["isolate", "down", "zones", "block", "flap", "linkloss"]);
+const isNodeFault = (f: Fault): f is NodeFault => NODE_KINDS.has(f.kind);
+
+function pairRules(
+  fault: Exclude<Fault, NodeFault>,
+  nodes: ReadonlyMap<string, FaultEndpoint>,
+): Map<string, string[]> {
   const node = (name: string): FaultEndpoint => {
     const n = nodes.get(name);
     if (!n) throw new Error(`unknown lab node "${name}" (nodes: ${[...nodes.keys()].join(", ")})`);
@@ -91,44 +101,76 @@ export function faultRules(fault: Fault, nodes: ReadonlyMap<string, FaultEndpoin
   return out;
 }
 
-/** Installs a fault; rules are appended to the `inet svc_lab` table's output chain in each namespace. */
-export async function applyFault(fault: Fault, nodes: ReadonlyMap<string, FaultEndpoint>): Promise<void> {
+/**
+ * Installs a fault of the network: rules are appended to the `inet svc_lab` table's output and input chains in
+ * each namespace (`table`: another table, e.g. a flapping link's); an MTU sets the link MTU, a link down takes
+ * the node's eth0 down. A stopped agent and a flapping link need the running lab (Lab.fault).
+ */
+export async function applyFault(
+  fault: Fault,
+  nodes: ReadonlyMap<string, FaultEndpoint>,
+  table = TABLE,
+): Promise<void> {
+  const ns = (name: string) => {
+    const n = nodes.get(name)?.namespace;
+    if (!n) throw new Error(`unknown lab node "${name}" (nodes: ${[...nodes.keys()].join(", ")})`);
+    return n;
+  };
   if (fault.kind === "mtu") {
-    const ns = nodes.get(fault.node)?.namespace;
-    if (!ns) throw new Error(`unknown lab node "${fault.node}" (nodes: ${[...nodes.keys()].join(", ")})`);
-    await run("ip", ["-n", ns, "link", "set", "eth0", "mtu", String(fault.bytes)]);
+    await run("ip", ["-n", ns(fault.node), "link", "set", "eth0", "mtu", String(fault.bytes)]);
     return;
   }
-  for (const [ns, rules] of faultRules(fault, nodes)) {
+  if (fault.kind === "down") {
+    if (fault.what === "agent")
+      throw new Error("stopping an agent needs the running lab (svc lab fault down)");
+    await run("ip", ["-n", ns(fault.node), "link", "set", "eth0", "down"]);
+    return;
+  }
+  const rules = chainRules(fault, nodes);
+  for (const name of new Set([...rules.output.keys(), ...rules.input.keys()])) {
     const script = [
-      `table inet ${TABLE} {`,
+      `table inet ${table} {`,
       "  chain output {",
       "    type filter hook output priority 0; policy accept;",
       "  }",
+      "  chain input {",
+      "    type filter hook input priority 0; policy accept;",
+      "  }",
       "}",
-      ...rules.map((r) => `add rule inet ${TABLE} output ${r}`),
+      ...(rules.output.get(name) ?? []).map((r) => `add rule inet ${table} output ${r}`),
+      ...(rules.input.get(name) ?? []).map((r) => `add rule inet ${table} input ${r}`),
     ].join("\n");
-    await run("ip", ["netns", "exec", ns, "nft", "-f", "-"], { input: `${script}\n` });
+    await run("ip", ["netns", "exec", name, "nft", "-f", "-"], { input: `${script}\n` });
   }
 }
 
-/** Removes every fault from the given namespaces (nft rules, and eth0 back to the default MTU). */
-export async function healAll(namespaces: readonly string[]): Promise<void> {
+/** Removes one nft table of the lab's (e.g. a flapping link's) from the given namespaces. */
+export async function removeTable(namespaces: readonly string[], table: string): Promise<void> {
   for (const ns of namespaces) {
-    await tryRun("ip", ["-n", ns, "link", "set", "eth0", "mtu", String(LAB_DEFAULT_MTU)]);
     try {
-      await run("ip", ["netns", "exec", ns, "nft", "delete", "table", "inet", TABLE]);
+      await run("ip", ["netns", "exec", ns, "nft", "delete", "table", "inet", table]);
     } catch (err) {
       if (!String(err).includes("No such file")) throw err;
     }
   }
 }
 
+/** Removes every fault of the network from the given namespaces (nft rules, eth0 up at the default MTU). */
+export async function healAll(namespaces: readonly string[]): Promise<void> {
+  for (const ns of namespaces) {
+    await tryRun("ip", ["-n", ns, "link", "set", "eth0", "mtu", String(LAB_DEFAULT_MTU), "up"]);
+  }
+  await removeTable(namespaces, TABLE);
+  await removeTable(namespaces, FLAP_TABLE);
+}
+
 /**
  * Parses `svc lab fault` words: `drop FROM TO PROTO`, `loss FROM TO PERCENT [PROTO]`, `partition A B`,
- * `mtu NODE BYTES`, `blackhole FROM TO [BYTES]`, `hoploss NODE PERCENT`.
+ * `mtu NODE BYTES`, `blackhole FROM TO [BYTES]`, `hoploss NODE PERCENT`, and the node faults (node-faults.ts).
  */
 export function parseFault(words: readonly string[]): Fault {
+  const node = parseNodeFault(words);
+  if (node) return node;
   const [kind, ...rest] = words;
   const proto = (p: string | undefined): FaultProtocol => {
     const v = (p ?? "all") as FaultProtocol;
@@ -174,7 +216,7 @@ export function parseFault(words: readonly string[]): Fault {
     }
     default:
       throw new Error(
-        `unknown fault "${kind ?? ""}": use drop, loss, partition, mtu, blackhole, hoploss or heal`,
+        `unknown fault "${kind ?? ""}": use drop, loss, partition, mtu, blackhole, hoploss, isolate, down, zones, block, flap or heal`,
       );
   }
 }

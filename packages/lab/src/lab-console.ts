@@ -16,6 +16,8 @@ export interface LabConsoleOptions {
   metricsPort: number;
   /** the lab's Prometheus, when it runs */
   prometheusUrl?: string;
+  /** the rule evaluator when it is not the query endpoint (the lab's vmalert) */
+  evaluatorUrl?: string;
   /** the directory the console writes its alert rule file into and the lab's Prometheus loads */
   ruleDirectory: string;
   /** the console's `webhooks.alertPollInterval` (default: the console's own) */
@@ -55,7 +57,11 @@ export async function startLabConsole(o: LabConsoleOptions): Promise<LabConsole>
   };
   if (o.prometheusUrl) {
     section.prometheus = { url: o.prometheusUrl };
-    section.alerts = { ruleDirectory: o.ruleDirectory }; // the directory the lab's Prometheus loads
+    // the directory the lab's Prometheus (or vmalert) loads
+    section.alerts = {
+      ruleDirectory: o.ruleDirectory,
+      ...(o.evaluatorUrl ? { evaluatorUrl: o.evaluatorUrl } : {}),
+    };
   }
   const cfg = {
     httpPort: o.httpPort,

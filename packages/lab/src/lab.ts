@@ -1,13 +1,21 @@
-import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { AGENT_ENV, AGENT_NODE_FLAGS } from "@svc/core";
 import { stringify } from "yaml";
+import { type LabControl, startControl } from "./control.ts";
 import { LabDnsServer } from "./dns.ts";
 import { isRoot } from "./exec.ts";
-import { applyFault, type Fault, type FaultEndpoint, healAll } from "./faults.ts";
+import type { Fault } from "./faults.ts";
+import { agentStart } from "./lab-agent.ts";
 import { startLabConsole } from "./lab-console.ts";
+import { newLabDir } from "./lab-dirs.ts";
+import { endpoints, LabFaults } from "./lab-faults.ts";
+import { type LabMetrics, labScrapeTargets, startLabMetrics } from "./lab-metrics.ts";
+import type { LabNode, LabOptions } from "./lab-options.ts";
+
+export type { LabNode, LabOptions };
+
 import { deepMerge } from "./merge.ts";
 import {
   addNode,
@@ -19,48 +27,8 @@ import {
 } from "./netns.ts";
 import { freePorts } from "./ports.ts";
 import { httpOk, type ManagedProcess, startProcess, stopProcess, waitFor } from "./processes.ts";
-import { type ScrapeTarget, startPrometheus } from "./prometheus.ts";
 import { type LabState, processStart, removeState, writeState } from "./state.ts";
-
-/** Options of a lab. */
-export interface LabOptions {
-  /** number of agents (default 3) */
-  agents?: number;
-  /** put each agent in its own network namespace (default: when root) */
-  netns?: boolean;
-  /** path of the prometheus binary; false = no Prometheus (default: /usr/bin/prometheus when it exists) */
-  prometheus?: string | false;
-  /** Prometheus scrape interval (default 5 s) */
-  scrapeIntervalSeconds?: number;
-  /** rule files Prometheus loads (e.g. the console's recording rules: `svc lab` passes them) */
-  prometheusRules?: readonly { name: string; yaml: string }[];
-  /** working directory for configs, logs and Prometheus data (default: a new temp dir) */
-  dir?: string;
-  /** zones assigned round-robin to the agents (default zone-a, zone-b) */
-  zones?: string[];
-  /** extra configuration merged into every agent's and the controller's YAML (e.g. checker intervals) */
-  config?: Record<string, unknown>;
-  /** start the console (PGlite store, bootstrap admin) wired to the lab's controller and Prometheus (default true) */
-  console?: boolean;
-  /** the console's `webhooks.alertPollInterval` (default: the console's 30s) */
-  alertPollInterval?: string;
-  /** progress lines (default: none) */
-  log?: (line: string) => void;
-}
-
-/** A running lab node. */
-export interface LabNode {
-  name: string;
-  zone: string;
-  namespace?: string;
-  address: string;
-  httpPort: number;
-  metricsPort: number;
-  grpcPort: number;
-  httpUrl: string;
-  metricsUrl: string;
-  process: ManagedProcess;
-}
+import { victoriaMetricsInstalled } from "./victoria-metrics.ts";
 
 // spawned, never imported (packages never import apps): the `svc` command runs each binary
 const SVC_BIN = fileURLToPath(new URL("../../../apps/cli/bin/svc.mjs", import.meta.url));
@@ -71,25 +39,46 @@ export class Lab {
   readonly nodes: LabNode[] = [];
   controllerUrl = "";
   controllerMetricsUrl = "";
+  /** the metrics query endpoint (Prometheus, or victoria-metrics with `metrics: "victoria-metrics"`) */
   prometheusUrl: string | undefined;
+  /** the rule evaluator when it is not the query endpoint (vmalert) */
+  evaluatorUrl: string | undefined;
+  /** the other processes of the VictoriaMetrics stack (stopped with the lab) */
+  /** the metrics backend (Prometheus or VictoriaMetrics), once started */
+  private metrics: LabMetrics | undefined;
   /** the console's URL and its bootstrap administrator (when the console runs) */
   consoleUrl: string | undefined;
   consoleAdmin: { username: string; password: string } | undefined;
   index = 0;
+  /** set when the start failed: the directory stays for its logs */
+  private keepDir = false;
   /** ifindex of the bridge this lab made (netns labs), recorded in its state */
   private bridgeIfindex: number | undefined;
   dir = "";
   netns = false;
   private controller: ManagedProcess | undefined;
-  private prometheus: ManagedProcess | undefined;
   private console: ManagedProcess | undefined;
   private dns: LabDnsServer | undefined;
   /** aborted by stop(): a start in progress gives up at its next step */
   private readonly abort = new AbortController();
   private starting: Promise<void> | undefined;
   private stopping: Promise<void> | undefined;
+  /** starts (again) the agent of each node, as the lab first started it */
+  private readonly agentStarts = new Map<string, () => ManagedProcess>();
+  /** the faults in place (svc lab fault / heal / status) */
+  readonly faults: LabFaults;
+  private control: LabControl | undefined;
 
-  constructor(private readonly opts: LabOptions = {}) {}
+  constructor(private readonly opts: LabOptions = {}) {
+    this.faults = new LabFaults({
+      endpoints: () => endpoints(this.state()),
+      stopAgent: (name) => this.stopAgent(name),
+      startAgent: (name) => this.startAgent(name),
+      changed: () => {
+        if (this.control) writeState(this.state());
+      },
+    });
+  }
 
   private log(line: string): void {
     this.opts.log?.(line);
@@ -109,6 +98,8 @@ export class Lab {
     try {
       await this.starting;
     } catch (err) {
+      // a start that failed keeps its directory (its processes' logs say why), removeDirOnStop or not
+      this.keepDir = true;
       await this.stop();
       throw err;
     }
@@ -122,10 +113,16 @@ export class Lab {
   private async startInner(): Promise<void> {
     const count = this.opts.agents ?? 3;
     if (!Number.isInteger(count) || count < 1 || count > 200) throw new Error("agents must be 1-200");
+    const victoria = this.opts.metrics === "victoria-metrics";
+    if (victoria && !victoriaMetricsInstalled())
+      throw new Error(
+        "--metrics victoria-metrics needs victoria-metrics, vmagent and vmalert (Debian: apt-get install victoria-metrics)",
+      );
     this.netns = this.opts.netns ?? isRoot();
     if (this.netns && !isRoot())
       throw new Error("network namespaces need root: run as root or pass --no-netns");
-    this.dir = this.opts.dir ?? mkdtempSync(join(tmpdir(), "svc-lab-"));
+    // a directory of its own keeps the newest few labs' and the running labs' only (lab-dirs.ts)
+    this.dir = this.opts.dir ?? newLabDir(tmpdir());
     mkdirSync(this.dir, { recursive: true });
     const zones = this.opts.zones ?? ["zone-a", "zone-b"];
 
@@ -204,24 +201,15 @@ export class Lab {
           dns: { hosts: ["kubernetes.default.svc.cluster.local", `${n.name}.lab`], resolvers: [resolver] },
         },
       });
-      const file = join(this.dir, `${n.name}.yaml`);
-      writeFileSync(file, stringify(cfg));
-      // started as an operator starts an agent: its node flags and malloc environment (@svc/core agent-start.ts)
-      const env = {
-        ...AGENT_ENV,
-        SVC_NODE_NAME: n.name,
-        SVC_ZONE: zone,
-        SVC_POD_NAME: `svc-agent-${n.name}`,
-        SVC_POD_IP: n.address,
-      };
-      const args = [...AGENT_NODE_FLAGS, SVC_BIN, "agent", "--config", file];
-      if (!this.netns) args.push("--lab-advertise", n.address);
-      const proc = this.netns
-        ? startProcess(n.name, "ip", ["netns", "exec", n.namespace, process.execPath, ...args], {
-            env,
-            logFile: join(this.dir, `${n.name}.log`),
-          })
-        : startProcess(n.name, process.execPath, args, { env, logFile: join(this.dir, `${n.name}.log`) });
+      const start = agentStart({
+        svcBin: SVC_BIN,
+        dir: this.dir,
+        netns: this.netns,
+        node: { name: n.name, namespace: n.namespace, address: n.address, zone },
+        config: cfg,
+      });
+      this.agentStarts.set(n.name, start);
+      const proc = start();
       const host = this.netns ? n.address : "127.0.0.1";
       this.nodes.push({
         name: n.name,
@@ -245,39 +233,33 @@ export class Lab {
       this.log(`agent ${node.name} (${node.zone}): ${node.httpUrl}  metrics ${node.metricsUrl}`);
     }
 
-    const prom = this.opts.prometheus ?? (existsSync(DEFAULT_PROMETHEUS) ? DEFAULT_PROMETHEUS : false);
     // the console's ports are chosen before Prometheus starts, so Prometheus scrapes the console too (the health
     // dashboard's console panels); it starts after Prometheus, whose URL it needs
     const withConsole = this.opts.console ?? true;
     const consolePorts = withConsole ? await freePorts(2) : [];
     this.checkStopped();
-    if (prom) {
-      const targets: ScrapeTarget[] = [
-        { job: "svc-controller", targets: [`127.0.0.1:${cMetrics}`] },
-        ...(withConsole ? [{ job: "svc-console", targets: [`127.0.0.1:${consolePorts[1]}`] }] : []),
-        ...this.nodes.map((n) => ({
-          job: "svc-agent",
-          targets: [new URL(n.metricsUrl).host],
-          labels: { node: n.name },
-        })),
-      ];
-      const started = await startPrometheus({
-        binary: prom,
-        dir: this.dir,
-        port: promPort!,
-        targets,
-        intervalSeconds: this.opts.scrapeIntervalSeconds ?? 5,
-        rules: this.opts.prometheusRules ?? [],
-        ruleDirectory: this.alertRuleDirectory(),
-        signal: this.abort.signal,
-      });
-      this.prometheus = started.process;
-      this.prometheusUrl = started.url;
-      this.log(`prometheus: ${this.prometheusUrl}`);
-    } else {
-      this.log("prometheus: not started (binary not found)");
-    }
+    const prometheus = this.opts.prometheus ?? (existsSync(DEFAULT_PROMETHEUS) ? DEFAULT_PROMETHEUS : false);
+    this.metrics = await startLabMetrics({
+      backend: victoria ? "victoria-metrics" : { prometheus, port: promPort! },
+      dir: this.dir,
+      targets: labScrapeTargets(cMetrics!, withConsole ? consolePorts[1] : undefined, this.nodes),
+      // external agents (bare hosts) through the controller's discovery list, as an operator's Prometheus finds them
+      discovery: [{ job: "svc-external-agents", url: `${this.controllerMetricsUrl}/api/v1/scrape/sd` }],
+      intervalSeconds: this.opts.scrapeIntervalSeconds ?? 5,
+      rules: this.opts.prometheusRules ?? [],
+      ruleDirectory: this.alertRuleDirectory(),
+      signal: this.abort.signal,
+    });
+    this.prometheusUrl = this.metrics?.queryUrl;
+    this.evaluatorUrl = this.metrics?.evaluatorUrl;
+    this.log(this.metrics?.line ?? "prometheus: not started (binary not found)");
     if (withConsole) await this.startConsole(cHttp!, cGrpc!, consolePorts[0]!, consolePorts[1]!);
+    this.checkStopped();
+    this.control = await startControl({
+      fault: (f) => this.fault(f),
+      heal: () => this.heal(),
+      state: () => this.state(),
+    });
     writeState(this.state());
   }
 
@@ -297,6 +279,7 @@ export class Lab {
       httpPort,
       metricsPort,
       prometheusUrl: this.prometheusUrl,
+      ...(this.evaluatorUrl ? { evaluatorUrl: this.evaluatorUrl } : {}),
       ruleDirectory: this.alertRuleDirectory(),
       alertPollInterval: this.opts.alertPollInterval,
       signal: this.abort.signal,
@@ -322,24 +305,53 @@ export class Lab {
       netns: this.netns,
       controllerUrl: this.controllerUrl,
       prometheusUrl: this.prometheusUrl,
+      ...(this.evaluatorUrl ? { evaluatorUrl: this.evaluatorUrl } : {}),
       nodes: this.nodes.map((n) => ({
         name: n.name,
         namespace: n.namespace ?? "",
         address: n.address,
         tcpPort: n.httpPort,
         udpPort: n.grpcPort,
+        zone: n.zone,
       })),
+      faults: this.faults.stateEntries(),
+      ...(this.control ? { control: { url: this.control.url, token: this.control.token } } : {}),
     };
   }
 
-  /** Injects a fault between lab nodes (network namespaces only). */
+  /** Puts a fault in place (network namespaces only); listed by status until heal(). */
   async fault(fault: Fault): Promise<void> {
-    await injectFault(this.state(), fault);
+    if (!this.netns) throw new Error("faults need the network-namespace lab (run `svc lab` as root)");
+    await this.faults.inject(fault);
   }
 
-  /** Removes every injected fault. */
+  /** Removes every fault, and starts every stopped agent again. */
   async heal(): Promise<void> {
-    await healLab(this.state());
+    if (!this.netns) return;
+    await this.faults.heal();
+  }
+
+  /** Kills a node's agent outright (SIGKILL: no deregistration, as a crash leaves it). */
+  async stopAgent(name: string): Promise<void> {
+    const node = this.node(name);
+    node.process.child.kill("SIGKILL");
+    await node.process.exited;
+  }
+
+  /** Starts a node's agent again as the lab first started it, and waits until it is ready. */
+  async startAgent(name: string): Promise<void> {
+    const node = this.node(name);
+    const start = this.agentStarts.get(name);
+    if (!start) throw new Error(`no lab node ${name}`);
+    if (node.process.child.exitCode === null && node.process.child.signalCode === null) return;
+    node.process = start();
+    await waitFor(
+      `${name} /readyz`,
+      () => httpOk(`${node.httpUrl}/readyz`),
+      30_000,
+      node.process,
+      this.abort.signal,
+    );
   }
 
   node(name: string): LabNode {
@@ -359,10 +371,12 @@ export class Lab {
 
   private async teardown(): Promise<void> {
     this.abort.abort();
+    this.faults.stop();
     await this.starting?.catch(() => undefined);
+    await this.control?.close();
     await Promise.all(this.nodes.map((n) => stopProcess(n.process)));
     if (this.controller) await stopProcess(this.controller);
-    if (this.prometheus) await stopProcess(this.prometheus);
+    await this.metrics?.stop();
     if (this.console) await stopProcess(this.console);
     this.dns?.stop();
     if (this.netns && this.index > 0) {
@@ -370,26 +384,7 @@ export class Lab {
       await destroyNetwork(this.index, await listLabNamespaces(this.index).catch(() => []));
     }
     removeState(this.state());
+    if (this.opts.removeDirOnStop && !this.keepDir && this.dir !== "")
+      rmSync(this.dir, { recursive: true, force: true });
   }
-}
-
-/** Injects a fault into the lab described by `state`. */
-export async function injectFault(state: LabState, fault: Fault): Promise<void> {
-  if (!state.netns) throw new Error("faults need the network-namespace lab (run `svc lab` as root)");
-  await applyFault(fault, endpoints(state));
-}
-
-/** Heals every fault of the lab described by `state`. */
-export async function healLab(state: LabState): Promise<void> {
-  if (!state.netns) return;
-  await healAll(state.nodes.map((n) => n.namespace));
-}
-
-function endpoints(state: LabState): Map<string, FaultEndpoint> {
-  return new Map(
-    state.nodes.map((n) => [
-      n.name,
-      { namespace: n.namespace, address: n.address, tcpPort: n.tcpPort, udpPort: n.udpPort },
-    ]),
-  );
 }

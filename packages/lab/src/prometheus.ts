@@ -2,26 +2,44 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { httpOk, type ManagedProcess, startProcess, stopProcess, waitFor } from "./processes.ts";
 
-/** A scrape job of the lab's Prometheus. */
+/** A scrape job of the lab's Prometheus (or vmagent). */
 export interface ScrapeTarget {
   job: string;
   targets: string[];
   labels?: Record<string, string>;
 }
 
-/** The prometheus.yml the lab writes: every target scraped every `intervalSeconds`; `ruleFiles` loaded. */
+/** A scrape job whose targets come from an HTTP service discovery endpoint (the controller's external agents). */
+export interface ScrapeDiscovery {
+  job: string;
+  /** the discovery URL (GET, a JSON array of target groups) */
+  url: string;
+}
+
+/**
+ * The prometheus.yml the lab writes: every target scraped every `intervalSeconds`; `ruleFiles` loaded (none for
+ * vmagent, which scrapes only: vmalert evaluates the rules); `discovery` jobs through http_sd_configs.
+ */
 export function prometheusConfig(
   targets: readonly ScrapeTarget[],
   intervalSeconds: number,
   ruleFiles: readonly string[] = [],
+  discovery: readonly ScrapeDiscovery[] = [],
 ): string {
-  const lines = [
-    "global:",
-    `  scrape_interval: ${intervalSeconds}s`,
-    `  evaluation_interval: ${intervalSeconds}s`,
-  ];
-  if (ruleFiles.length > 0) lines.push("rule_files:", ...ruleFiles.map((f) => `  - ${JSON.stringify(f)}`));
+  const lines = ["global:", `  scrape_interval: ${intervalSeconds}s`];
+  if (ruleFiles.length > 0)
+    lines.push(
+      `  evaluation_interval: ${intervalSeconds}s`,
+      "rule_files:",
+      ...ruleFiles.map((f) => `  - ${JSON.stringify(f)}`),
+    );
   lines.push("scrape_configs:");
+  for (const d of discovery)
+    lines.push(
+      `  - job_name: ${JSON.stringify(d.job)}`,
+      "    http_sd_configs:",
+      `      - url: ${JSON.stringify(d.url)}`,
+    );
   const jobs = new Map<string, ScrapeTarget[]>();
   for (const t of targets) jobs.set(t.job, [...(jobs.get(t.job) ?? []), t]);
   for (const [job, groups] of jobs) {
@@ -44,6 +62,8 @@ export async function startPrometheus(opts: {
   dir: string;
   port: number;
   targets: readonly ScrapeTarget[];
+  /** jobs whose targets come from HTTP service discovery */
+  discovery?: readonly ScrapeDiscovery[];
   intervalSeconds: number;
   /** recording/alerting rule files (YAML text), written under `dir` and loaded */
   rules?: readonly { name: string; yaml: string }[];
@@ -65,7 +85,7 @@ export async function startPrometheus(opts: {
     mkdirSync(opts.ruleDirectory, { recursive: true });
     ruleFiles.push(join(opts.ruleDirectory, "*.yml"));
   }
-  writeFileSync(configFile, prometheusConfig(opts.targets, opts.intervalSeconds, ruleFiles));
+  writeFileSync(configFile, prometheusConfig(opts.targets, opts.intervalSeconds, ruleFiles, opts.discovery));
   const url = `http://127.0.0.1:${opts.port}`;
   const proc = startProcess(
     "prometheus",

@@ -16,17 +16,33 @@ export interface LabState {
   netns: boolean;
   controllerUrl: string;
   prometheusUrl?: string;
-  nodes: { name: string; namespace: string; address: string; tcpPort: number; udpPort: number }[];
+  /** the rule evaluator when it is not the query endpoint (vmalert) */
+  evaluatorUrl?: string;
+  nodes: {
+    name: string;
+    namespace: string;
+    address: string;
+    tcpPort: number;
+    udpPort: number;
+    zone?: string;
+  }[];
+  /** the faults in place (`svc lab status`), as `svc lab fault` words, with when each began */
+  faults?: { words: string; since: string }[];
+  /**
+   * the lab process's control listener (127.0.0.1): `svc lab fault`, `heal` and `status` go through it, so the
+   * faults that need the lab's own process (a stopped agent, a flapping link) work from another terminal
+   */
+  control?: { url: string; token: string };
 }
 
 /** Directory holding one state file per running lab (named by lab index). */
 export const STATE_DIR = process.env.SVC_LAB_STATE_DIR ?? "/tmp/svc-lab";
 
-/** Writes the state of a lab atomically (readers never see half a file). */
+/** Writes the state of a lab atomically (readers never see half a file); only its owner reads it (control token). */
 export function writeState(state: LabState): void {
   mkdirSync(STATE_DIR, { recursive: true });
   const file = join(STATE_DIR, `lab-${state.index}.json`);
-  writeFileSync(`${file}.${process.pid}.tmp`, `${JSON.stringify(state, null, 2)}\n`);
+  writeFileSync(`${file}.${process.pid}.tmp`, `${JSON.stringify(state, null, 2)}\n`, { mode: 0o600 });
   renameSync(`${file}.${process.pid}.tmp`, file);
 }
 

@@ -1,13 +1,13 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import type { FleetMatrix, FleetProtocol, MatrixCell } from "@svc/contract";
-import { fromGrid, toGrid } from "./matrix-grid.ts";
+import { fromGrid, gridTier, toGrid } from "./matrix-grid.ts";
 
 const nodes = ["a", "b", "c"].map((name) => ({ name, zone: "z", external: false, planes: ["tcp", "udp"] }));
-const matrix = (protocol: FleetProtocol, cells: MatrixCell[]): FleetMatrix => ({
+const matrix = (protocol: FleetProtocol, cells: MatrixCell[], sparse = true): FleetMatrix => ({
   protocol,
   generatedAt: "2026-11-23T12:00:00.000Z",
-  sparse: true,
+  sparse,
   nodes,
   cells,
 });
@@ -32,6 +32,11 @@ test("tcp: implied cells travel as letters, the rest in details; expanding gives
   assert.equal(g.sparse, true);
   assert.equal("cells" in g, false);
   assert.deepEqual(fromGrid(g), cells);
+  // one pair's tier read from the letters agrees with the expanded cells; no tier off the grid or on the diagonal
+  for (const c of cells)
+    assert.equal(gridTier(g, c.source, c.destination), c.tier, `${c.source}->${c.destination}`);
+  assert.equal(gridTier(g, "a", "a"), undefined);
+  assert.equal(gridTier(g, "a", "zz"), undefined);
 });
 
 test("udp: a healthy cell implies loss 0 too; a loss figure goes to details", () => {
@@ -51,7 +56,7 @@ test("udp: a healthy cell implies loss 0 too; a loss figure goes to details", ()
   assert.deepEqual(fromGrid(g), cells);
 });
 
-test("pmtu: badges always travel in details; a pair the cells layout lacks reads as no data", () => {
+test("pmtu: badges always travel in details; a pair the cells layout lacks: unplanned (sparse), else no data", () => {
   const cells: MatrixCell[] = [
     {
       source: "a",
@@ -66,7 +71,8 @@ test("pmtu: badges always travel in details; a pair the cells layout lacks reads
       pmtu: { badge: "Reduced", bytes: 1400, probeBytes: 1500 },
     },
   ];
-  const g = toGrid(matrix("pmtu", cells));
+  assert.equal(toGrid(matrix("pmtu", cells)).tiers, "-hud-uuu-");
+  const g = toGrid(matrix("pmtu", cells, false));
   assert.equal(g.tiers, "-hnd-nnn-");
   assert.equal(g.details.length, 2);
   const back = fromGrid(g);

@@ -158,14 +158,20 @@ test("PKTINFO reports the address reached, and replies can be sent from it", asy
   c6.close();
 });
 
+/** A udp port on `address` that nothing listens on (bound, read, closed): a send there is answered port unreachable. */
+function closedUdpPort(family: 4 | 6, address: string): number {
+  const closed = RawSocket.open({ family, kind: "udp", bind: { address, port: 0 } });
+  const port = closed.localPort();
+  closed.close();
+  return port;
+}
+
 test("RECVERR: a send to a closed port yields port unreachable with offender and destination", async () => {
   for (const [family, address, origin, type, code] of [
     [4, "127.0.0.1", "icmp", 3, 3],
     [6, "::1", "icmp6", 1, 4],
   ] as const) {
-    const closed = RawSocket.open({ family, kind: "udp", bind: { address, port: 0 } });
-    const port = closed.localPort();
-    closed.close();
+    const port = closedUdpPort(family, address);
     const s = RawSocket.open({ family, kind: "udp", recvErr: true });
     const got = next<SocketError>((cb) => s.onError(cb));
     s.send(Buffer.from("probe"), address, port);
@@ -186,14 +192,34 @@ test("RECVERR: a send to a closed port yields port unreachable with offender and
   }
 });
 
+test("RECVERR: an ICMP error about one destination does not fail the next send to another (shared socket)", async () => {
+  for (const [family, address] of [
+    [4, "127.0.0.1"],
+    [6, "::1"],
+  ] as const) {
+    const closedPort = closedUdpPort(family, address);
+    const rx = RawSocket.open({ family, kind: "udp", bind: { address, port: 0 } });
+    const got = next<{ data: Buffer }>((cb) => rx.onMessage(cb));
+    const s = RawSocket.open({ family, kind: "udp", recvErr: true });
+    try {
+      // a peer that is down answers port unreachable; the kernel keeps it as the socket's pending error, and the
+      // next sendmsg on the socket (to any destination) reported it instead of sending
+      s.send(Buffer.from("to the closed port"), address, closedPort);
+      s.send(Buffer.from("to a live peer"), address, rx.localPort());
+      assert.equal((await got).data.toString(), "to a live peer");
+    } finally {
+      s.close();
+      rx.close();
+    }
+  }
+});
+
 test("RECVERR: the socket keeps receiving after an ICMP error (the poll handle is restarted)", async () => {
   for (const [family, address] of [
     [4, "127.0.0.1"],
     [6, "::1"],
   ] as const) {
-    const closed = RawSocket.open({ family, kind: "udp", bind: { address, port: 0 } });
-    const closedPort = closed.localPort();
-    closed.close();
+    const closedPort = closedUdpPort(family, address);
     const echo = createSocket(family === 4 ? "udp4" : "udp6");
     echo.on("message", (msg, rinfo) => echo.send(msg, rinfo.port, rinfo.address));
     await new Promise<void>((r) => echo.bind(0, address, r));

@@ -506,6 +506,24 @@ static napi_value js_drain(napi_env env, napi_callback_info info) {
   return int_value(env, n);
 }
 
+/* Errors an ICMP message can leave pending on a socket (icmp_err_convert, icmpv6_err_convert). */
+static int is_async_icmp_errno(int e) {
+  switch (e) {
+    case ECONNREFUSED:
+    case EHOSTUNREACH:
+    case ENETUNREACH:
+    case EHOSTDOWN:
+    case ENOPROTOOPT:
+    case EACCES:
+    case EMSGSIZE:
+    case EPROTO:
+    case EOPNOTSUPP:
+      return 1;
+    default:
+      return 0;
+  }
+}
+
 // send(h, data, address, port, ttl (-1 default), sourceAddress|undefined) -> bytes sent; throws on local error
 static napi_value js_send(napi_env env, napi_callback_info info) {
   size_t argc = 6;
@@ -576,10 +594,22 @@ static napi_value js_send(napi_env env, napi_callback_info info) {
   msg.msg_controllen = used;
   if (!used) msg.msg_control = NULL;
   ssize_t n;
-  do {
-    s->sent_at = uv_hrtime();
-    n = sendmsg(s->fd, &msg, MSG_DONTWAIT);
-  } while (n < 0 && errno == EINTR);
+  int retried = 0;
+  for (;;) {
+    do {
+      s->sent_at = uv_hrtime();
+      n = sendmsg(s->fd, &msg, MSG_DONTWAIT);
+    } while (n < 0 && errno == EINTR);
+    /* An ICMP error about an earlier datagram (port unreachable from a peer that is down...) is kept as the
+       socket's pending error, and the kernel reports it on the next send, to whatever destination, instead of
+       sending (sock_alloc_send_pskb). Reporting it clears it: send once more. With IP_RECVERR the error also
+       sits in the error queue and reaches the run it is about; a send's own error comes back again. */
+    if (n < 0 && !retried && is_async_icmp_errno(errno)) {
+      retried = 1;
+      continue;
+    }
+    break;
+  }
   if (n < 0) return throw_errno(env, errno, "sendmsg");
   return int_value(env, n);
 }

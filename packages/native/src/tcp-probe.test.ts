@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import net from "node:net";
 import { test } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
+import { hasSs, socketsOnPort } from "../../../test/helpers/tcp-states.ts";
 import { startTcpProbe, type TcpProbeOutcome } from "./index.ts";
 
 async function listen(host: string, onConnection: (s: net.Socket) => void): Promise<net.Server> {
@@ -59,14 +60,73 @@ test("a refused connect reports ECONNREFUSED and no times", async () => {
   assert.equal(o.totalMs, undefined);
 });
 
-test("a reset instead of a FIN: connected, no total, the errno named", async () => {
-  const server = await listen("127.0.0.1", (s) => s.resetAndDestroy());
+test("a reset in answer to our FIN ends the probe like a FIN: connected, total, no error", async () => {
+  const seen: string[] = [];
+  const server = await listen("127.0.0.1", (s) => {
+    s.resume();
+    s.on("end", () => {
+      seen.push("fin received");
+      s.resetAndDestroy();
+    });
+  });
   try {
     const o = await probe("127.0.0.1", portOf(server));
+    assert.equal(o.error, undefined);
     assert.ok(o.connectMs !== undefined);
-    assert.equal(o.totalMs, undefined);
-    assert.equal(o.error?.code, "ECONNRESET");
+    assert.ok(o.totalMs !== undefined && o.totalMs >= o.connectMs, `total ${o.totalMs}`);
+    assert.deepEqual(seen, ["fin received"]);
   } finally {
+    server.close();
+  }
+});
+
+test("against a listener that resets on our FIN neither end keeps a TIME_WAIT socket", {
+  skip: hasSs() ? false : "ss not installed",
+}, async () => {
+  const server = await listen("127.0.0.1", (s) => {
+    s.resume();
+    s.on("end", () => s.resetAndDestroy());
+  });
+  try {
+    const port = portOf(server);
+    for (let i = 0; i < 5; i++) assert.ok((await probe("127.0.0.1", port)).totalMs !== undefined);
+    assert.deepEqual(await socketsOnPort(port, "time-wait"), []);
+    // the control: a listener answering with a FIN leaves the closing side (the probe) in TIME_WAIT
+    const graceful = await listen("127.0.0.1", (s) => {
+      s.resume();
+      s.on("end", () => s.end());
+    });
+    try {
+      const gport = portOf(graceful);
+      assert.ok((await probe("127.0.0.1", gport)).totalMs !== undefined);
+      assert.equal((await socketsOnPort(gport, "time-wait")).length, 1, "the control saw no TIME_WAIT");
+    } finally {
+      graceful.close();
+    }
+  } finally {
+    server.close();
+  }
+});
+
+test("an abort resets the connection: no end is left closing (no FIN_WAIT orphan, no CLOSE_WAIT peer)", {
+  skip: hasSs() ? false : "ss not installed",
+}, async () => {
+  const held: net.Socket[] = [];
+  const server = await listen("127.0.0.1", (s) => {
+    s.resume(); // half-open: never closes its side
+    held.push(s);
+  });
+  try {
+    const port = portOf(server);
+    const h = startTcpProbe("127.0.0.1", port, () => {});
+    await sleep(50);
+    assert.equal((await socketsOnPort(port, "close-wait")).length, 1, "the peer saw our FIN");
+    assert.ok(h.abort() !== undefined);
+    await sleep(50);
+    for (const state of ["time-wait", "fin-wait-1", "fin-wait-2", "close-wait"])
+      assert.deepEqual(await socketsOnPort(port, state), [], state);
+  } finally {
+    for (const s of held) s.destroy();
     server.close();
   }
 });

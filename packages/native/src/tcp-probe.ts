@@ -7,7 +7,10 @@ export interface TcpProbeOutcome {
   error?: { code: string; message: string };
   /** the handshake completed (seen on the event loop, or at once when the kernel finished it in connect) */
   connectMs?: number;
-  /** our FIN sent right after connecting, the peer's FIN received: the connection closed in order */
+  /**
+   * our FIN sent right after connecting, the peer's answer received: its FIN, or the reset an svc agent's
+   * listener answers a bare FIN with (so neither end keeps TIME_WAIT): the connection ended at the peer's word
+   */
   totalMs?: number;
 }
 
@@ -20,8 +23,9 @@ export interface TcpProbeHandle {
 const toMs = (ns: number): number | undefined => (ns < 0 ? undefined : Math.round(ns / 1000) / 1000);
 
 /**
- * Connects to address:port (an IPv4 or IPv6 literal), sends FIN once connected and waits for the peer's FIN,
- * then closes: one native socket and one callback per probe. Throws a NativeSocketError when the connect call
+ * Connects to address:port (an IPv4 or IPv6 literal), sends FIN once connected and waits for the peer's FIN or
+ * reset, then closes: one native socket and one callback per probe. The socket lingers 0, so an abort (or a
+ * close before the peer answered) resets the connection instead of leaving it to end in TIME_WAIT. Throws a NativeSocketError when the connect call
  * itself fails (ENETUNREACH...) and a TypeError for a bad address or port; other failures reach onDone.
  * No timeout of its own: the caller aborts.
  */

@@ -1,7 +1,9 @@
-// A tcp probe in C: connect, send FIN once connected, wait for the peer's FIN, close. One JavaScript callback
-// per probe instead of a net.Socket with its stream machinery, and the times are read where the events are
-// seen (libuv's poll callback), not after the JavaScript that follows them. A connect the kernel completed
-// inside the connect call (loopback) is taken at once, saving a wake-up.
+// A tcp probe in C: connect, send FIN once connected, wait for the peer's answer to it (its FIN, or the reset
+// an svc agent's listener answers with, docs/decisions.md), close. One JavaScript callback per probe instead of
+// a net.Socket with its stream machinery, and the times are read where the events are seen (libuv's poll
+// callback), not after the JavaScript that follows them. A connect the kernel completed inside the connect call
+// (loopback) is taken at once, saving a wake-up. The socket lingers 0: a probe that ends before the peer
+// answered (timeout, abort) resets the connection rather than leaving an orphan that would end in TIME_WAIT.
 #define _GNU_SOURCE
 #include <errno.h>
 #include <netinet/in.h>
@@ -129,13 +131,16 @@ static void tcp_on_poll(uv_poll_t *h, int status, int events) {
   for (int i = 0; i < 64; i++) {  // data the peer sends before its FIN is read and dropped
     ssize_t n = read(p->fd, buf, sizeof buf);
     if (n > 0) continue;
-    if (n == 0) {
+    // the peer's FIN, or its reset once it has read our FIN (an svc agent's listener resets rather than
+    // closing, so neither end keeps a TIME_WAIT socket or a 120 s TIME_WAIT conntrack entry): the connection
+    // has ended at the peer's word either way
+    if (n == 0 || errno == ECONNRESET) {
       tcp_finish(p, 0, now);
       return;
     }
     if (errno == EINTR) continue;
     if (errno == EAGAIN || errno == EWOULDBLOCK) return;
-    tcp_finish(p, errno, 0);  // e.g. ECONNRESET: connected, but no orderly close
+    tcp_finish(p, errno, 0);  // connected, but the connection broke otherwise
     return;
   }
 }
@@ -159,6 +164,9 @@ static napi_value js_tcp_probe(napi_env env, napi_callback_info info) {
     return throw_type(env, "invalid address");
   int fd = socket(family == 4 ? AF_INET : AF_INET6, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
   if (fd < 0) return throw_errno(env, errno, "socket");
+  // close() resets a connection still open (timeout, abort): no orphaned FIN_WAIT socket ending in TIME_WAIT
+  struct linger lg = {1, 0};
+  setsockopt(fd, SOL_SOCKET, SO_LINGER, &lg, sizeof lg);
   uint64_t start = uv_hrtime();
   int r;
   do r = connect(fd, (struct sockaddr *)&ss, sl);

@@ -1,4 +1,5 @@
 export * from "./address.ts";
+export * from "./check-port.ts";
 export * from "./check-result.ts";
 export * from "./events.ts";
 export * from "./external.ts";

@@ -3,13 +3,15 @@
  * exporter with known series and a real controller holds four registrations (the fleet-routes fixture); an
  * anonymous-mode console reaches Prometheus through a test-owned TCP proxy (`prometheus.queryTimeout: 4s`).
  * The documented answers: routes that query Prometheus directly (node, pair) give 502 `metrics_unreachable`
- * within the query timeout while it is refused or hung; the matrix keeps serving its last snapshot (stale while
+ * within the query timeout while it is refused or hung, once their last answer is NOW_FRESH_MS old (an answer about
+ * now is served that long after it was read); the matrix keeps serving its last snapshot (stale while
  * revalidate, at most MATRIX_STALE_MS old); once the proxy passes again, every route answers 200 and the matrix
  * is recomputed, without restarting the console.
  */
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import type { FleetMatrix } from "@svc/contract";
+import { NOW_FRESH_MS } from "../../../apps/console/src/fleet/fleet-service.ts";
 import {
   type FleetFixture,
   startFleetFixture,
@@ -102,6 +104,8 @@ async function drill(mode: ProxyMode): Promise<void> {
   assert.equal(before.status, 200);
   const outageStart = Date.now();
   proxy.set(mode);
+  // the node and pair pages read before the outage are served until they are NOW_FRESH_MS old
+  await new Promise((r) => setTimeout(r, NOW_FRESH_MS));
   await assertDown(mode, outageStart);
   proxy.set("pass");
   await assertRecovered(outageStart);

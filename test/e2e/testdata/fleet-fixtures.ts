@@ -160,10 +160,30 @@ export function topologyFixture(): FleetTopology {
       agent: { id: `agent-${n.name}`, podIP: "198.18.1.10" },
     })),
     links: [
-      { source: "node-1", destination: "node-2", tier: "failing" },
-      { source: "node-2", destination: "node-1", tier: "healthy" },
-      { source: "node-1", destination: "node-3", tier: "healthy" },
-      { source: "node-2", destination: "node-3", tier: "degraded" },
+      {
+        source: "node-1",
+        destination: "node-2",
+        tier: "failing",
+        pmtu: { badge: "Black hole", bytes: 576, probeBytes: 1500 },
+      },
+      {
+        source: "node-2",
+        destination: "node-1",
+        tier: "healthy",
+        pmtu: { badge: "Full size", bytes: 1500, probeBytes: 1500 },
+      },
+      {
+        source: "node-1",
+        destination: "node-3",
+        tier: "healthy",
+        pmtu: { badge: "Full size", bytes: 1500, probeBytes: 1500 },
+      },
+      {
+        source: "node-2",
+        destination: "node-3",
+        tier: "degraded",
+        pmtu: { badge: "Reduced", bytes: 1400, probeBytes: 1500 },
+      },
       { source: "ext-1", destination: "node-1", tier: "healthy" },
     ],
   };
@@ -189,6 +209,13 @@ export function overviewFixture(): FleetOverview {
         tier: "failing",
         failRatio: 1,
         lossRatio: 1,
+      },
+      {
+        source: "node-2",
+        destination: "node-3",
+        protocol: "pmtu",
+        tier: "failing",
+        pmtu: { badge: "Black hole", bytes: 576, probeBytes: 1500 },
       },
     ],
   };

@@ -1,5 +1,7 @@
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
-import { readdirSync, readFileSync, statSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 
 /** Test helper: the repository root and the `svc` command. */
@@ -17,6 +19,8 @@ export interface LabProcess {
   exited: Promise<void>;
   /** the wrapper and every process below it when the lab came up (for cleaning up after a failed test) */
   tree: () => number[];
+  /** the temp folder the lab made its working directory in (its TMPDIR): remove it once the lab is gone */
+  tmp: string;
 }
 
 /** Test helper: starts `cmd args` (a `svc lab` or a wrapper of it) in the repository root. */
@@ -26,7 +30,14 @@ export function startLab(
   upWithinMs = 60_000,
   env: NodeJS.ProcessEnv = process.env,
 ): LabProcess {
-  const child = spawn(cmd, args, { cwd: REPO, stdio: ["ignore", "pipe", "pipe"], env });
+  // the lab's working directory goes into a temp folder of its own, which the test removes (tests leave no lab
+  // directories behind)
+  const tmp = mkdtempSync(join(tmpdir(), "svc-lab-test-"));
+  const child = spawn(cmd, args, {
+    cwd: REPO,
+    stdio: ["ignore", "pipe", "pipe"],
+    env: { ...env, TMPDIR: tmp },
+  });
   let out = "";
   let tree: number[] = [];
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
@@ -52,7 +63,7 @@ export function startLab(
     });
   });
   up.catch(() => undefined);
-  return { child, output: () => out, up, exited, tree: () => tree };
+  return { child, output: () => out, up, exited, tree: () => tree, tmp };
 }
 
 /** Test helper: the pid and parent pid of every process, from /proc. */

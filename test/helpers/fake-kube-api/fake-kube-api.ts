@@ -7,10 +7,12 @@ import { type KubeObject, kubeStatus, type WatchEvent } from "./kube-objects.ts"
 import { FakeLeases } from "./lease-route.ts";
 import { FakePods } from "./pod-route.ts";
 import { FakePrometheusRules } from "./prometheus-rule-route.ts";
+import { FakeTokens, type TokenSpec } from "./token-review-route.ts";
 
 const LEASES = /^\/apis\/coordination\.k8s\.io\/v1\/namespaces\/([^/]+)\/leases(?:\/([^/]+))?$/;
 const NODES = /^\/api\/v1\/nodes(?:\/([^/]+))?$/;
-const PODS = /^\/api\/v1\/namespaces\/([^/]+)\/pods$/;
+const PODS = /^\/api\/v1\/namespaces\/([^/]+)\/pods(?:\/([^/]+))?$/;
+const TOKEN_REVIEWS = /^\/apis\/authentication\.k8s\.io\/v1\/tokenreviews$/;
 const EVENTS = /^\/api\/v1\/(?:namespaces\/([^/]+)\/)?events$/;
 const PROMETHEUS_RULES =
   /^\/apis\/monitoring\.coreos\.com\/v1\/namespaces\/([^/]+)\/prometheusrules(?:\/([^/]+))?$/;
@@ -60,12 +62,15 @@ export interface FakeKubeApiCounters {
  *   optimistic concurrency (`metadata.resourceVersion` must equal the stored one, else 409 Conflict; missing, 422),
  *   DELETE.
  * - `GET /api/v1/namespaces/{ns}/pods` lists Pods, with `fieldSelector` on metadata.name, spec.nodeName,
+ *   and `GET .../pods/{name}` reads one (404 NotFound when absent);
  *   status.podIP and status.phase (equality terms joined by commas). Read only; tests set pods with setPod.
  * - core/v1 Events (event-route.ts): list and watch, all namespaces or one; tests write them with addEvent /
  *   updateEvent / deleteEvent.
  * - monitoring.coreos.com/v1 PrometheusRules (prometheus-rule-route.ts): namespaced list, GET, POST, PUT with
  *   optimistic concurrency, DELETE; tests read them with prometheusRule and write as another client with
  *   putPrometheusRule.
+ * - `POST /apis/authentication.k8s.io/v1/tokenreviews` (token-review-route.ts) reviews tokens made by issueToken
+ *   like the real server: expired, wrong-audience, forged and deleted-pod tokens are refused in `status.error`.
  * - Every write (node, lease or event) bumps one global resourceVersion.
  *
  * Tests drive the Node inventory with addNode / updateNode / setNodeReady / deleteNode, can compact history
@@ -88,6 +93,12 @@ export class FakeKubeApi {
     prometheusRuleConflicts: 0,
   };
   readonly #pods = new FakePods();
+  readonly #tokens = new FakeTokens({
+    pod: (ns, name) => this.#pods.get(ns, name),
+    node: (name) => this.#nodes.get(name),
+    now: () => this.#clock(),
+  });
+  #clock: () => number = Date.now;
   readonly #server: Server;
   readonly #nodes = new Map<string, KubeObject>();
   readonly #leases = new FakeLeases({
@@ -217,6 +228,24 @@ export class FakeKubeApi {
     this.#pods.set(pod);
   }
 
+  /**
+   * A projected ServiceAccount token for a pod (signed by this fake; see token-review-route.ts), as the kubelet
+   * would write into the pod's volume.
+   */
+  issueToken(spec: TokenSpec): string {
+    return this.#tokens.issue(spec);
+  }
+
+  /** TokenReviews answered so far. */
+  get tokenReviews(): number {
+    return this.#tokens.reviews;
+  }
+
+  /** The clock tokens are issued and judged by (ms since epoch); default Date.now. */
+  setClock(now: () => number): void {
+    this.#clock = now;
+  }
+
   /** Deletes a Pod. */
   deletePod(namespace: string, name: string): void {
     this.#pods.delete(namespace, name);
@@ -311,11 +340,19 @@ export class FakeKubeApi {
         items: [...this.#nodes.values()].sort((a, b) => a.metadata.name.localeCompare(b.metadata.name)),
       });
     }
+    if (TOKEN_REVIEWS.test(url.pathname)) {
+      if (req.method !== "POST") return sendStatus(res, kubeStatus(405, "MethodNotAllowed", "create only"));
+      return this.#tokens.review(body, res);
+    }
     const pods = PODS.exec(url.pathname);
     if (pods?.[1] !== undefined) {
       if (req.method !== "GET") return sendStatus(res, kubeStatus(405, "MethodNotAllowed", "read only"));
-      this.counters.podLists++;
       const ns = decodeURIComponent(pods[1]);
+      if (pods[2] !== undefined) {
+        const pod = this.#pods.get(ns, decodeURIComponent(pods[2]));
+        return pod ? json(res, 200, pod) : sendStatus(res, notFound("pods", decodeURIComponent(pods[2])));
+      }
+      this.counters.podLists++;
       return this.#pods.list(ns, url.searchParams.get("fieldSelector") ?? "", this.#rv, res);
     }
     const events = EVENTS.exec(url.pathname);

@@ -1,4 +1,5 @@
 /** The fake API server's read-only Pod list (see FakeKubeApi): enough for field-selected lookups by node and IP. */
+import { randomUUID } from "node:crypto";
 import type { ServerResponse } from "node:http";
 import { type Handled, json, sendStatus } from "./kube-http.ts";
 import { type KubeObject, kubeStatus } from "./kube-objects.ts";
@@ -12,12 +13,22 @@ const SELECTABLE: Readonly<Record<string, (pod: KubeObject) => string>> = {
 };
 
 /** Test helper: a running v1 Pod on `nodeName` with `podIP`. */
-export function podObject(namespace: string, name: string, nodeName: string, podIP: string): KubeObject {
+export function podObject(
+  namespace: string,
+  name: string,
+  nodeName: string,
+  podIP: string,
+  opts: { hostNetwork?: boolean; serviceAccount?: string } = {},
+): KubeObject {
   return {
     apiVersion: "v1",
     kind: "Pod",
     metadata: { name, namespace, labels: { app: "svc-agent" } },
-    spec: { nodeName },
+    spec: {
+      nodeName,
+      serviceAccountName: opts.serviceAccount ?? "svc-agent",
+      ...(opts.hostNetwork ? { hostNetwork: true } : {}),
+    },
     status: { phase: "Running", podIP, podIPs: [{ ip: podIP }] },
   };
 }
@@ -25,8 +36,16 @@ export function podObject(namespace: string, name: string, nodeName: string, pod
 export class FakePods {
   readonly #pods = new Map<string, KubeObject>();
 
+  /** Stores the pod; a pod without a uid gets one (a new pod of an old name gets a new uid, as when recreated). */
   set(pod: KubeObject): void {
-    this.#pods.set(`${pod.metadata.namespace ?? "default"}/${pod.metadata.name}`, structuredClone(pod));
+    const copy = structuredClone(pod);
+    copy.metadata.uid ??= randomUUID();
+    this.#pods.set(`${pod.metadata.namespace ?? "default"}/${pod.metadata.name}`, copy);
+  }
+
+  /** The stored pod, if any. */
+  get(namespace: string, name: string): KubeObject | undefined {
+    return this.#pods.get(`${namespace}/${name}`);
   }
 
   delete(namespace: string, name: string): void {

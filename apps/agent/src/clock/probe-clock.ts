@@ -1,4 +1,5 @@
 import { performance } from "node:perf_hooks";
+import { type ClockEntry, timerClock as plainTimerClock } from "@svc/controller-client";
 import { MinHeap } from "./min-heap.ts";
 
 /** How far from its planned time a callback may run, ms: `early` before it, `late` after it. */
@@ -8,9 +9,7 @@ export interface Slack {
 }
 
 /** A scheduled callback; cancel() before it ran means it never runs. */
-export interface ClockEntry {
-  cancel(): void;
-}
+export type { ClockEntry };
 
 /**
  * Runs callbacks at (or near) planned times of the performance.now() clock. The probers and the probe
@@ -28,13 +27,7 @@ export interface ProbeClock {
 }
 
 /** A ProbeClock on plain Node timers: every callback runs on its own timer at its planned time. */
-export const timerClock: ProbeClock = {
-  now: () => performance.now(),
-  schedule(at, fn) {
-    const timer = setTimeout(() => fn(performance.now()), Math.max(0, at - performance.now()));
-    return { cancel: () => clearTimeout(timer) };
-  },
-};
+export const timerClock: ProbeClock = plainTimerClock;
 
 const TIMER_RESOLUTION_MS = 1;
 

@@ -1,4 +1,10 @@
 import {
+  type BackoffPolicy,
+  type ControllerChannel,
+  controllerChannel,
+  ReconnectingStream,
+} from "@svc/controller-client";
+import {
   createExternalCheckServiceClient,
   type ExternalCheckAssignment,
   type ExternalCheckServiceClient,
@@ -6,9 +12,6 @@ import {
   type grpc,
 } from "@svc/protocol";
 import type { ProbeClock } from "../clock/probe-clock.ts";
-import { type ControllerChannel, controllerChannel } from "../grpc/controller-channel.ts";
-import { ReconnectingStream } from "../grpc/reconnecting-stream.ts";
-import type { BackoffPolicy } from "../registration/facts.ts";
 import { type Logger, silentLogger } from "../registration/logger.ts";
 
 export interface AssignmentWatchOptions {
@@ -16,6 +19,8 @@ export interface AssignmentWatchOptions {
   controllerAddress: string;
   /** default: insecure */
   credentials?: grpc.ChannelCredentials;
+  /** client interceptors of every call (the ServiceAccount token: bearerInterceptor) */
+  interceptors?: grpc.Interceptor[];
   /** read at every (re)subscribe */
   agentId: () => string;
   /** receives every assignment, whole */
@@ -46,7 +51,12 @@ export class AssignmentWatch {
   start(): void {
     if (this.#stream) return;
     const o = this.#opts;
-    const channel = controllerChannel(createExternalCheckServiceClient, o.controllerAddress, o.credentials);
+    const channel = controllerChannel(
+      createExternalCheckServiceClient,
+      o.controllerAddress,
+      o.credentials,
+      o.interceptors,
+    );
     this.#channel = channel;
     this.#stream = new ReconnectingStream<ExternalCheckAssignment>({
       name: "external-check watch",

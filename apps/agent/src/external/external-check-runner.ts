@@ -15,6 +15,8 @@ export interface ExternalCheckRunnerOptions {
   controllerAddress: string;
   /** default: insecure */
   credentials?: grpc.ChannelCredentials;
+  /** client interceptors of every call to the controller */
+  interceptors?: grpc.Interceptor[];
   /** the id this agent registers under (RegistrationClient.agentId) */
   agentId: () => string;
   metricsRegistry: MetricRegistry;
@@ -80,6 +82,7 @@ export class ExternalCheckRunner {
       onAssignment: (specs) => this.applyAssignment(specs),
       logger: this.#logger,
       ...(opts.credentials ? { credentials: opts.credentials } : {}),
+      ...(opts.interceptors ? { interceptors: opts.interceptors } : {}),
       ...(opts.backoff ? { backoff: opts.backoff } : {}),
     });
   }

@@ -1,7 +1,7 @@
 import { performance } from "node:perf_hooks";
+import { checkPort } from "@svc/protocol";
 import type { DnsProber, HttpProber, IcmpProber, TcpProber } from "../scheduler/probers.ts";
 import type { AssignedSpec } from "./assigned-spec.ts";
-import { checkPort } from "./check-port.ts";
 
 /** The probers external checks use; without icmp, icmp specs fail with `icmp prober unavailable`. */
 export interface ExternalProbers {
@@ -56,7 +56,7 @@ export async function runExternalCheck(
   const p = spec.params;
   switch (spec.checkType) {
     case "tcp": {
-      const port = checkPort("tcp", spec.target.port);
+      const port = checkPort("tcp", { kind: "external", port: spec.target.port });
       const r = await probers.tcp.probe({ address, port, timeoutMs });
       return done({ ok: r.ok, rttsMs: r.connectMs === undefined ? [] : [r.connectMs], ...err(r.error) });
     }
@@ -66,7 +66,7 @@ export async function runExternalCheck(
       return done({ ok: r.ok, rttsMs: r.rtts, lossRatio: r.lossRatio, ...err(r.error) });
     }
     case "dns": {
-      const port = checkPort("dns", spec.target.port);
+      const port = checkPort("dns", { kind: "external", port: spec.target.port });
       const [r] = await probers.dns.probe({
         hosts: [String(p.query)],
         resolvers: [`${bracket(address)}:${port}`],

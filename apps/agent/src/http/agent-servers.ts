@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { MetricRegistry } from "../metrics/store/registry.ts";
+import { resetBareCloses } from "./bare-close-reset.ts";
 import { sendChunks } from "./metrics-stream.ts";
 
 export interface AgentHttpServersOptions {
@@ -192,6 +193,8 @@ export function createAgentHttpServers(options: AgentHttpServersOptions): AgentH
     const make = (routes: Map<string, Route>): Server => {
       const s = createServer(handler(routes));
       s.keepAliveTimeout = KEEP_ALIVE_MS;
+      // the api port is the peers' tcp probe target; the metrics port answers probes of any kind the same way
+      resetBareCloses(s);
       return s;
     };
     return { api: make(apiRoutes), metrics: make(probeRoutes(options)) };

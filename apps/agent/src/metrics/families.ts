@@ -40,7 +40,11 @@ export function createFamilies(prefix: string, registry: MetricRegistry) {
   const httpPhase = ["url", ...SOURCE];
   return {
     tcpConnect: hist("tcp_connect_duration_seconds", "TCP connect duration to a peer.", peer),
-    tcpTotal: hist("tcp_total_duration_seconds", "TCP connect plus close (FIN exchange) duration.", peer),
+    tcpTotal: hist(
+      "tcp_total_duration_seconds",
+      "TCP connect plus close (our FIN, answered by the peer's reset or FIN) duration.",
+      peer,
+    ),
     tcpResults: counter("tcp_results_total", "TCP probe results.", peerResult),
     udpRtt: hist("udp_rtt_seconds", "UDP echo round-trip time per datagram.", peer),
     udpJitter: gauge(
@@ -86,6 +90,16 @@ export function createFamilies(prefix: string, registry: MetricRegistry) {
     probeIntended: gauge("probe_intended", "1 where the plan intends this pair to be probed.", [
       ...peer,
       "plane",
+    ]),
+    peerProblem: gauge(
+      "peer_problem_ratio",
+      "Pairs in trouble now, by plane: tcp the share of the latest two runs that failed, udp and icmp the share " +
+        "of packets the latest run lost, pmtu 1 for a black hole; no series for a pair that is fine.",
+      [...peer, "plane"],
+    ),
+    agentInfo: gauge("agent_info", "1 for this agent: its version (it exports peer_problem_ratio).", [
+      ...SOURCE,
+      "version",
     ]),
   };
 }

@@ -188,3 +188,38 @@ test("exposition passes promtool check metrics", async (t) => {
   const res = spawnSync("promtool", ["check", "metrics"], { input: text, encoding: "utf8" });
   assert.equal(res.status, 0, `${res.stdout}${res.stderr}`);
 });
+
+test("peer_problem_ratio: tcp's share of its last two runs failed, udp/icmp's latest loss, no series when fine", async () => {
+  const m = new ProbeMetrics({ prefix: "svc", source: { nodeName: "node-a", zone: "z1" }, version: "2.5.0" });
+  const problem = async (plane: string) =>
+    seriesOf(await m.metrics(), `svc_peer_problem_ratio{`).filter((l) => l.includes(`plane="${plane}"`));
+  assert.deepEqual(seriesOf(await m.metrics(), "svc_agent_info{"), [
+    'svc_agent_info{source_node="node-a",source_zone="z1",version="2.5.0"} 1',
+  ]);
+  m.recordTcp(b, { ok: false, error: "ETIMEDOUT" });
+  assert.equal((await problem("tcp"))[0]?.endsWith(" 0.5"), true, "one failed run: half");
+  m.recordTcp(b, { ok: false, error: "ETIMEDOUT" });
+  assert.equal((await problem("tcp"))[0]?.endsWith(" 1"), true, "two in a row: failing");
+  m.recordTcp(b, { ok: true, connectMs: 0.3, totalMs: 0.5 });
+  assert.deepEqual(await problem("tcp"), [], "a success removes the series");
+  m.recordUdp(b, { ok: true, sent: 5, received: 4, lossRatio: 0.2, rttsMs: [0.2], jitterMs: undefined });
+  assert.deepEqual(await problem("udp"), [
+    'svc_peer_problem_ratio{source_node="node-a",destination_node="node-b",source_zone="z1",destination_zone="z2",plane="udp"} 0.2',
+  ]);
+  m.recordUdp(b, { ok: true, sent: 5, received: 5, lossRatio: 0, rttsMs: [0.2], jitterMs: undefined });
+  assert.deepEqual(await problem("udp"), []);
+  m.recordUdp(b, { ok: false, sent: 5, received: 0, lossRatio: 1, rttsMs: [], jitterMs: undefined });
+  assert.equal((await problem("udp"))[0]?.endsWith(" 1"), true, "nothing came back");
+  m.recordPmtu(b, { reading: "blackhole", probeBytes: 1500, pmtuBytes: 1400 });
+  assert.equal((await problem("pmtu")).length, 1);
+  m.recordPmtu(b, { reading: "ok", probeBytes: 1500, pmtuBytes: 1500 });
+  assert.deepEqual(await problem("pmtu"), []);
+  m.recordIcmp(c, { ok: false, rtts: [], lossRatio: 1 });
+  m.recordIcmp(c, { ok: false, rtts: [], lossRatio: 1 });
+  m.removePeer("node-c");
+  assert.deepEqual(await problem("icmp"), [], "a departed peer's state goes with it");
+  m.setSource({ nodeName: "node-a", zone: "z9" });
+  assert.deepEqual(seriesOf(await m.metrics(), "svc_agent_info{"), [
+    'svc_agent_info{source_node="node-a",source_zone="z9",version="2.5.0"} 1',
+  ]);
+});

@@ -45,6 +45,8 @@ export interface ProbeMetricsOptions {
   /** config `metricsPrefix`; families are named `${prefix}_${family}` */
   prefix: string;
   source: MetricsSource;
+  /** the agent's version (agent_info) */
+  version?: string;
   /** defaults to a fresh registry */
   registry?: MetricRegistry;
 }
@@ -70,7 +72,13 @@ interface PeerCache {
   success: Labels;
   fail: Labels;
   handles: Map<Family<Series>, [Series?, Series?, Series?]>;
+  /** per plane: consecutive failed runs (tcp), and the peer_problem_ratio labels */
+  fails: Map<string, number>;
+  problem: Map<string, Labels>;
 }
+
+/** tcp runs in a row that must fail before the pair's problem ratio is 1 (the latest results all failed). */
+export const FAILING_AFTER_RUNS = 2;
 
 /**
  * The agent's probe metric families (reference/metrics.md) on one registry. Every series written is tracked so
@@ -87,11 +95,18 @@ export class ProbeMetrics {
   readonly #intended = new Map<string, { peer: MetricsPeer; planes: Plane[] }>();
   /** by destination node; dropped whenever series of that peer are removed */
   readonly #peerCache = new Map<string, PeerCache>();
+  readonly #version: string;
 
   constructor(options: ProbeMetricsOptions) {
     this.registry = options.registry ?? new MetricRegistry();
     this.#f = createFamilies(options.prefix, this.registry);
     this.#source = { ...options.source };
+    this.#version = options.version ?? "unknown";
+    this.#f.agentInfo.series(this.#info()).set(1);
+  }
+
+  #info(): Labels {
+    return { ...this.#src(), version: this.#version };
   }
 
   get source(): MetricsSource {
@@ -103,7 +118,9 @@ export class ProbeMetrics {
     if (source.nodeName === this.#source.nodeName && source.zone === this.#source.zone) return;
     this.#tracker.remove({});
     this.#peerCache.clear();
+    this.#f.agentInfo.remove(this.#info());
     this.#source = { ...source };
+    this.#f.agentInfo.series(this.#info()).set(1);
     for (const { peer, planes } of [...this.#intended.values()]) this.setIntended(peer, planes);
   }
 
@@ -126,6 +143,8 @@ export class ProbeMetrics {
       success: { ...labels, result: "success" },
       fail: { ...labels, result: "fail" },
       handles: new Map(),
+      fails: new Map(),
+      problem: new Map(),
     };
     this.#peerCache.set(peer.nodeName, fresh);
     return fresh;
@@ -173,6 +192,7 @@ export class ProbeMetrics {
     if (r.totalMs !== undefined)
       this.#handle(c, "tcp", dest, f.tcpTotal, Variant.Peer).observe(ms(r.totalMs));
     this.#count(c, "tcp", dest, f.tcpResults, r.ok);
+    this.#problem(c, "tcp", dest, !r.ok, 0);
   }
 
   /** Jitter is removed (not left stale) for a run with fewer than two replies. */
@@ -189,6 +209,7 @@ export class ProbeMetrics {
     else f.udpJitter.remove(c.labels);
     this.#handle(c, "udp", dest, f.udpLoss, Variant.Peer).set(r.lossRatio);
     this.#count(c, "udp", dest, f.udpResults, r.ok);
+    this.#problem(c, "udp", dest, !r.ok, r.lossRatio);
   }
 
   recordIcmp(peer: MetricsPeer, r: IcmpRecord): void {
@@ -201,6 +222,32 @@ export class ProbeMetrics {
     }
     this.#handle(c, "icmp", dest, f.icmpLoss, Variant.Peer).set(r.lossRatio);
     this.#count(c, "icmp", dest, f.icmpResults, r.ok);
+    this.#problem(c, "icmp", dest, !r.ok, r.lossRatio);
+  }
+
+  /**
+   * peer_problem_ratio: the pair's state now, so a console reads the few pairs in trouble instead of evaluating
+   * every pair's counters (issue 35). tcp: the share of its latest two runs that failed (1: both, an outage; 0.5:
+   * the latest only); udp and icmp: the share of packets the latest run lost (1: none came back). No series for a
+   * pair that is fine (removed, not left at 0).
+   */
+  #problem(c: PeerCache, plane: string, dest: string, failed: boolean, loss: number): void {
+    let value = loss;
+    if (plane === "tcp") {
+      const run = failed ? (c.fails.get(plane) ?? 0) + 1 : 0;
+      c.fails.set(plane, run);
+      value = Math.min(run, FAILING_AFTER_RUNS) / FAILING_AFTER_RUNS;
+    } else if (failed) value = 1;
+    let labels = c.problem.get(plane);
+    if (value === 0) {
+      if (labels) this.#f.peerProblem.remove(labels);
+      return;
+    }
+    if (!labels) {
+      labels = { ...c.labels, plane };
+      c.problem.set(plane, labels);
+    }
+    this.#tracked(plane, dest, this.#f.peerProblem, labels).set(value);
   }
 
   /**
@@ -225,6 +272,9 @@ export class ProbeMetrics {
     if (r.pmtuBytes !== undefined)
       this.#tracked("pmtu", peer.nodeName, this.#f.pmtuBytes, l).set(r.pmtuBytes);
     else this.#f.pmtuBytes.remove(l);
+    const problem = { ...l, plane: "pmtu" };
+    if (r.reading === "blackhole") this.#tracked("pmtu", peer.nodeName, this.#f.peerProblem, problem).set(1);
+    else this.#f.peerProblem.remove(problem);
     if (r.reading === "failed") return;
     const ok = r.reading === "ok" || r.reading === "reduced";
     this.#tracked("pmtu", peer.nodeName, this.#f.pmtuResults, { ...l, result: result(ok) }).inc();

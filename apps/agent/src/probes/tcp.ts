@@ -14,9 +14,10 @@ export interface TcpProbeTarget {
 /**
  * Outcome of one tcp probe. `ok` means the three-way handshake completed within the timeout.
  * `connectMs`: from the connect call to the established connection.
- * `totalMs`: from the connect call until the connection is fully closed: we send FIN right after connecting and
- * wait for the peer's FIN (the peer's server closes an idle connection it receives EOF on). Transport level only,
- * no application exchange. Absent when the close did not complete within the (same, overall) timeout.
+ * `totalMs`: from the connect call until the peer ended the connection: we send FIN right after connecting and
+ * wait for the peer's answer to it, its FIN or (an svc agent's listener, so that neither end keeps TIME_WAIT) its
+ * reset. Transport level only, no application exchange. Absent when the peer did not answer within the (same,
+ * overall) timeout; the connection is then reset.
  */
 export interface TcpProbeResult {
   ok: boolean;
@@ -67,7 +68,7 @@ export function probeTcp(target: TcpProbeTarget, clock: ProbeClock = timerClock)
           finish({ ok: false, error: `${code}: connect ${code} ${target.address}:${target.port}` });
           return;
         }
-        // An error after connect (e.g. RST instead of FIN) still means the handshake succeeded.
+        // An error after connect still means the handshake succeeded.
         finish(judgeTcp(target, o.connectMs, o.totalMs));
       });
     } catch (err) {

@@ -105,8 +105,9 @@ function describeSocketError(family: Family, e: SocketError): string {
 
 /**
  * One socket of one family shared by every run in flight, replies demultiplexed by probe id. Opened by the
- * first run and closed when the last one finishes, so an idle prober holds no socket (and never keeps the
- * process alive: the socket is unref'd). A native socket: the send time is read right before sendmsg and the
+ * first run; with `keepOpen` it stays open until close() (a run after that opens a new one) (one source port for the prober's life, so each
+ * peer's runs refresh one conntrack flow instead of opening a new one per round: docs/decisions.md), else it
+ * closes when the last run finishes. It never keeps the process alive (the socket is unref'd). A native socket: the send time is read right before sendmsg and the
  * receive time is the kernel's, so neither the event loop nor other work in the same turn is counted as RTT.
  * ICMP errors about our datagrams (port unreachable...) reach the run that sent them.
  */
@@ -116,10 +117,12 @@ class UdpChannel {
   readonly #runs = new Map<number, RunHandle>();
   #socket: ClockedSocket | undefined;
   #openError: string | undefined;
+  readonly #keepOpen: boolean;
 
-  constructor(family: Family, clock: ProbeClock) {
+  constructor(family: Family, clock: ProbeClock, keepOpen: boolean) {
     this.#family = family;
     this.#clock = clock;
+    this.#keepOpen = keepOpen;
   }
 
   /** Registers a run under a fresh probe id. */
@@ -131,9 +134,9 @@ class UdpChannel {
     return probeId;
   }
 
-  /** Unregisters a run; the socket closes with the last one. */
+  /** Unregisters a run; without keepOpen the socket closes with the last one. */
   leave(probeId: number): void {
-    if (!this.#runs.delete(probeId) || this.#runs.size > 0) return;
+    if (!this.#runs.delete(probeId) || this.#runs.size > 0 || this.#keepOpen) return;
     this.#closeSocket();
   }
 
@@ -299,12 +302,13 @@ function runProbe(channel: UdpChannel, clock: ProbeClock, target: UdpProbeTarget
 
 /**
  * A udp prober whose runs share one socket per address family (ephemeral port, unref'd), opened by the first
- * run in flight and closed when the last finishes: at hundreds of peers that saves a socket create/bind/close
- * per run. Results are those of probeUdp.
+ * run and kept until close(): every run to a peer leaves from the same source port, so the peer's rounds
+ * refresh one conntrack flow (on each end) rather than opening one per round, and at hundreds of peers no run
+ * pays a socket create/bind/close. Results are those of probeUdp.
  */
 export function createUdpProber(options: UdpProberOptions = {}): SharedUdpProber {
   const clock = options.clock ?? timerClock;
-  const channels = { 4: new UdpChannel(4, clock), 6: new UdpChannel(6, clock) };
+  const channels = { 4: new UdpChannel(4, clock, true), 6: new UdpChannel(6, clock, true) };
   return {
     probe: (target) => runProbe(net.isIPv6(target.address) ? channels[6] : channels[4], clock, target),
     close() {
@@ -321,6 +325,6 @@ export function createUdpProber(options: UdpProberOptions = {}): SharedUdpProber
  */
 export function probeUdp(target: UdpProbeTarget, options: UdpProberOptions = {}): Promise<UdpProbeResult> {
   const clock = options.clock ?? timerClock;
-  const channel = new UdpChannel(net.isIPv6(target.address) ? 6 : 4, clock);
+  const channel = new UdpChannel(net.isIPv6(target.address) ? 6 : 4, clock, false);
   return runProbe(channel, clock, target);
 }

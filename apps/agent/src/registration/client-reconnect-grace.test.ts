@@ -5,8 +5,8 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { Controller, RawAgentClient, registerRequest, testConfig, waitUntil } from "@svc/controller";
+import { ManualClock } from "@svc/controller-client/testing";
 import type { Peer } from "@svc/protocol";
-import { ManualClock } from "../clock/testdata/manual-clock.ts";
 import { RegistrationClient } from "./client.ts";
 
 const version = { version: "2.5.0", commit: "abc" };

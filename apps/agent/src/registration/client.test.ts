@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { Controller, RawAgentClient, registerRequest, testConfig, waitUntil } from "@svc/controller";
+import { ManualClock } from "@svc/controller-client/testing";
 import type { Peer } from "@svc/protocol";
-import { ManualClock } from "../clock/testdata/manual-clock.ts";
 import { RegistrationClient, type RegistrationClientOptions } from "./client.ts";
 
 const version = { version: "2.5.0", commit: "abc" };

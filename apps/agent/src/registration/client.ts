@@ -1,5 +1,11 @@
 import { randomUUID } from "node:crypto";
 import {
+  type BackoffPolicy,
+  type ControllerChannel,
+  controllerChannel,
+  ReconnectingStream,
+} from "@svc/controller-client";
+import {
   type AgentServiceClient,
   applyPeerList,
   byNodeThenId,
@@ -13,9 +19,6 @@ import {
   type RegisterResponse,
 } from "@svc/protocol";
 import { type ClockEntry, type ProbeClock, timerClock } from "../clock/probe-clock.ts";
-import { type ControllerChannel, controllerChannel } from "../grpc/controller-channel.ts";
-import { ReconnectingStream } from "../grpc/reconnecting-stream.ts";
-import type { BackoffPolicy } from "./facts.ts";
 import { type Logger, silentLogger } from "./logger.ts";
 
 /**
@@ -41,6 +44,8 @@ export interface RegistrationClientOptions {
   logger?: Logger;
   /** default: insecure */
   credentials?: grpc.ChannelCredentials;
+  /** client interceptors of every call (the ServiceAccount token: bearerInterceptor) */
+  interceptors?: grpc.Interceptor[];
   /** default: a random UUID, kept for the life of the client */
   agentId?: string;
   /** default 5000 */
@@ -109,7 +114,12 @@ export class RegistrationClient {
     this.#agentId = opts.agentId ?? randomUUID();
     this.#capabilities = [...opts.capabilities];
     this.#zone = opts.zone;
-    this.#channel = controllerChannel(createAgentServiceClient, opts.controllerAddress, opts.credentials);
+    this.#channel = controllerChannel(
+      createAgentServiceClient,
+      opts.controllerAddress,
+      opts.credentials,
+      opts.interceptors,
+    );
     this.#stream = new ReconnectingStream<PeerList>({
       name: "peer watch",
       open: () => this.#registerAndWatch(),

@@ -4,11 +4,10 @@ import net from "node:net";
 import { after, before, test } from "node:test";
 import { Worker } from "node:worker_threads";
 import { Controller, testConfig, waitUntil } from "@svc/controller";
+import { ManualClock } from "@svc/controller-client/testing";
 import { type Checkers, defaultConfig } from "@svc/core";
-import type { TaskMessage } from "@svc/protocol";
-import { ManualClock } from "../clock/testdata/manual-clock.ts";
+import { checkPort, type TaskMessage } from "@svc/protocol";
 import type { AssignedSpec } from "../external/assigned-spec.ts";
-import { checkPort } from "../external/check-port.ts";
 import { runExternalCheck } from "../external/run-check.ts";
 import { createIcmpProber } from "../probes/icmp.ts";
 import { type MtrProbeTarget, probeMtr } from "../probes/mtr.ts";
@@ -371,9 +370,9 @@ test("the check's default port is one function: an external tcp diagnostic and a
   };
   await runExternalCheck(spec, "127.0.0.1", 1000, { ...defaultProbers(), tcp });
   assert.deepEqual(dialed, [443, 443]);
-  assert.equal(checkPort("tcp", 0), 443);
-  assert.equal(checkPort("dns", 0), 53);
-  assert.equal(checkPort("tcp", 8443), 8443);
+  assert.equal(checkPort("tcp", { kind: "external", port: 0 }), 443);
+  assert.equal(checkPort("dns", { kind: "external", port: 0 }), 53);
+  assert.equal(checkPort("tcp", { kind: "external", port: 8443 }), 8443);
   // a node destination keeps the destination agent's reported port, else this agent's own (as peer probes do)
   dialed.length = 0;
   await executeTask(task({ type: "tcp", port: 0 }), {

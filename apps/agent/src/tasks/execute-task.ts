@@ -1,7 +1,6 @@
 import { performance } from "node:perf_hooks";
 import type { Checkers, HttpTarget } from "@svc/core";
-import type { TaskMessage } from "@svc/protocol";
-import { checkPort } from "../external/check-port.ts";
+import { checkPort, type TaskMessage } from "@svc/protocol";
 import { icmpCount } from "../external/run-check.ts";
 import type { Probers } from "../scheduler/probers.ts";
 
@@ -85,7 +84,8 @@ export function taskTimeoutMs(task: TaskMessage, checkers: TaskCheckers): number
  * reported httpPort / udpPort), else this agent's own, like the continuous peer checks.
  */
 function taskPort(task: TaskMessage, own: number): number {
-  if (task.destination_kind === "external") return checkPort(task.type, task.port);
+  if (task.destination_kind === "external")
+    return checkPort(task.type, { kind: "external", port: task.port });
   return task.port || own;
 }
 

@@ -85,7 +85,7 @@ before(async () => {
   const probers = {
     ...defaultProbers(),
     tcp: {
-      // an external tcp diagnostic dials the check's default port, 443 (spec §4.2, check-port.ts); the test's
+      // an external tcp diagnostic dials the check's default port, 443 (spec §4.2, @svc/protocol check-port.ts); the test's
       // listeners stand in for that service
       probe: (t: Parameters<typeof probeTcp>[0]) => {
         dialed.push(t.address);

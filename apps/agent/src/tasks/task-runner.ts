@@ -1,3 +1,9 @@
+import {
+  type BackoffPolicy,
+  type ControllerChannel,
+  controllerChannel,
+  ReconnectingStream,
+} from "@svc/controller-client";
 import { defaultConfig } from "@svc/core";
 import {
   createTaskServiceClient,
@@ -7,9 +13,6 @@ import {
   type TaskServiceClient,
 } from "@svc/protocol";
 import type { ProbeClock } from "../clock/probe-clock.ts";
-import { type ControllerChannel, controllerChannel } from "../grpc/controller-channel.ts";
-import { ReconnectingStream } from "../grpc/reconnecting-stream.ts";
-import type { BackoffPolicy } from "../registration/facts.ts";
 import { type Logger, silentLogger } from "../registration/logger.ts";
 import { defaultProbers } from "../scheduler/probers.ts";
 import { type TaskCheckers, type TaskExecutionOptions, type TaskOutcome, timedTask } from "./execute-task.ts";
@@ -23,6 +26,8 @@ export interface AgentTaskRunnerOptions extends Partial<Pick<TaskExecutionOption
   controllerAddress: string;
   /** default: insecure */
   credentials?: grpc.ChannelCredentials;
+  /** client interceptors of every call (the ServiceAccount token: bearerInterceptor) */
+  interceptors?: grpc.Interceptor[];
   /** the agent id currently registered ("" = none yet); e.g. `() => registration.agentId()` */
   agentId: () => string;
   /** whether registration completed; the watch opens only once true; e.g. `() => registration.ready()` */
@@ -86,7 +91,12 @@ export class AgentTaskRunner {
       const defaults = defaultConfig("agent").checkers;
       this.#checkers = () => defaults;
     }
-    this.#channel = controllerChannel(createTaskServiceClient, opts.controllerAddress, opts.credentials);
+    this.#channel = controllerChannel(
+      createTaskServiceClient,
+      opts.controllerAddress,
+      opts.credentials,
+      opts.interceptors,
+    );
     this.#stream = new ReconnectingStream<TaskMessage>({
       name: "task stream",
       open: () => this.#open(),

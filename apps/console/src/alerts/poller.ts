@@ -13,9 +13,11 @@
  * One alert is one (svc_rule_id, label set) pair; its labels are Prometheus's (alertname, rule labels, series).
  */
 import { RULE_ID_LABEL } from "@svc/contract";
+import { evaluatorUrl } from "../config/rules.ts";
 import type { ConsoleConfig } from "../config/schema.ts";
 import { type Scheduler, wallClock } from "../events/ingester.ts";
 import type { ConsoleLogger } from "../log.ts";
+import { RULE_GROUP_NAME } from "./rule-file.ts";
 
 /** One alert as Prometheus's /api/v1/alerts lists it. */
 export interface PrometheusAlert {
@@ -173,7 +175,12 @@ export class AlertPoller {
   }
 }
 
-/** Reads Prometheus's alerts (GET /api/v1/alerts) at `url` (no trailing slash), with a timeout. */
+/**
+ * Reads the rule evaluator's alerts (GET /api/v1/alerts) at `url` (no trailing slash), with a timeout. vmalert adds
+ * the label `alertgroup` (the rule group's name) that Prometheus, Thanos Ruler and the Mimir ruler do not: on the
+ * console's own group it is taken off, so an alert's labels (and the webhooks' dedupe key) are the same on every
+ * evaluator.
+ */
 export function prometheusAlertSource(url: string, timeoutMs = 10_000): () => Promise<PrometheusAlert[]> {
   return async () => {
     const res = await fetch(`${url}/api/v1/alerts`, {
@@ -181,12 +188,22 @@ export function prometheusAlertSource(url: string, timeoutMs = 10_000): () => Pr
       redirect: "manual",
     });
     const body = (await res.json().catch(() => undefined)) as
-      | { status?: string; error?: string; data?: { alerts?: PrometheusAlert[] } }
+      | { status?: string; error?: string; data?: { alerts?: PrometheusAlert[] | null } }
       | undefined;
-    if (!res.ok || body?.status !== "success" || !Array.isArray(body.data?.alerts))
+    // vmalert lists no alerts as null, Prometheus as []
+    const alerts = body?.data?.alerts === null ? [] : body?.data?.alerts;
+    if (!res.ok || body?.status !== "success" || !Array.isArray(alerts))
       throw new Error(`prometheus alerts: ${body?.error ?? `status ${res.status}`}`);
-    return body.data.alerts;
+    return alerts.map(withoutGroupLabel);
   };
+}
+
+/** The label vmalert adds to its alerts: the rule group's name. */
+const GROUP_LABEL = "alertgroup";
+
+function withoutGroupLabel(a: PrometheusAlert): PrometheusAlert {
+  if (a.labels?.[GROUP_LABEL] !== RULE_GROUP_NAME) return a;
+  return { ...a, labels: Object.fromEntries(Object.entries(a.labels).filter(([k]) => k !== GROUP_LABEL)) };
 }
 
 /** Until webhook delivery exists: transitions are logged (issue 22 delivers them to endpoints). */
@@ -211,7 +228,7 @@ export function alertPollerFromConfig(
   log: ConsoleLogger,
   seams: { scheduler?: Scheduler; sink?: AlertTransitionSink } = {},
 ): AlertPoller | undefined {
-  const url = config.prometheus.url.replace(/\/+$/, "");
+  const url = evaluatorUrl(config);
   if (url === "") return undefined;
   return new AlertPoller({
     source: prometheusAlertSource(url, config.prometheus.queryTimeout),

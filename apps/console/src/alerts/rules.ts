@@ -15,6 +15,7 @@ import {
   type AlertRuleSync,
   alertNameOf,
 } from "@svc/contract";
+import { evaluatorUrl } from "../config/rules.ts";
 import type { ConsoleConfig } from "../config/schema.ts";
 import { InvalidInputError, NotFoundError, UnprocessableError } from "../errors.ts";
 import { defaultKubeConfig } from "../events/history.ts";
@@ -70,7 +71,7 @@ export interface AlertRulesOptions {
   prometheus: PrometheusClient | undefined;
   /** `alerts.ruleDirectory` ("" = rules are kept but not written) */
   ruleDirectory: string;
-  /** Prometheus base URL for /-/reload ("" = none) */
+  /** the rule evaluator's base URL for /-/reload ("" = none): `alerts.evaluatorUrl`, else `prometheus.url` */
   prometheusUrl: string;
   /** with `kubernetesContext.enabled`: the rules are also written as a PrometheusRule object there */
   prometheusRule?: { kubeConfig: KubeConfig; namespace: string; labels: Readonly<Record<string, string>> };
@@ -279,7 +280,7 @@ export function alertRulesFromConfig(
         ? undefined
         : new PrometheusClient({ url, queryTimeoutMs: p.queryTimeout, maxResponseBytes: p.maxResponseBytes }),
     ruleDirectory: config.alerts.ruleDirectory,
-    prometheusUrl: url,
+    prometheusUrl: evaluatorUrl(config),
     ...(config.kubernetesContext.enabled
       ? {
           prometheusRule: {

@@ -5,6 +5,7 @@
 import * as c from "@svc/contract";
 import { type PrometheusAlert, prometheusAlertSource } from "../alerts/poller.ts";
 import type { AlertRules } from "../alerts/rules.ts";
+import { evaluatorUrl } from "../config/rules.ts";
 import type { ConsoleConfig } from "../config/schema.ts";
 import { UnavailableError } from "../errors.ts";
 import { MetricsUnconfiguredError, MetricsUpstreamError } from "../fleet/fleet-errors.ts";
@@ -35,7 +36,7 @@ export function addAlertRuleRoutes(add: AddRoute, deps: AlertRuleRouteDeps): voi
   add(c.deleteAlertRule, async ({ params, actor }) => {
     await rules().delete(params.id, actor);
   });
-  const url = deps.config.prometheus.url.replace(/\/+$/, "");
+  const url = evaluatorUrl(deps.config);
   const source = url === "" ? undefined : prometheusAlertSource(url, deps.config.prometheus.queryTimeout);
   add(c.listCurrentAlerts, async () => {
     if (!source) throw new MetricsUnconfiguredError();

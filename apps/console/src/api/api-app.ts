@@ -19,10 +19,14 @@ import { addProbeRoutes, type ProbeDeps } from "./probes.ts";
 import { routeAdder } from "./register.ts";
 import { addConsoleRoutes, type ConsoleRouteDeps } from "./routes.ts";
 
+const SAFE_METHODS: ReadonlySet<string> = new Set(["GET", "HEAD", "OPTIONS"]);
+
 /** What the API app needs besides the routes' own dependencies. */
 export interface ApiAppDeps {
   routes: ConsoleRouteDeps;
   authenticator: Authenticator;
+  /** called after every state-changing /api/ request: it may have revoked access (auth/auth-cache.ts) */
+  revoke: () => void;
   cookies: CookiePolicy;
   clientProxies: Cidr[];
   probes: ProbeDeps;
@@ -68,6 +72,12 @@ export function buildApiApp(d: ApiAppDeps): FastifyInstance {
     req.consoleAuth = result;
     if (result.clearSession) d.cookies.clearSession(reply);
     if (result.principal) d.cookies.check(req, reply, result.principal);
+  });
+  // before the answer leaves: the caller's next request must not meet what it just revoked. A refused request (4xx)
+  // changed nothing, so junk writes cannot keep every replica's cache empty (nor publish on the shared store).
+  app.addHook("onSend", async (req, reply) => {
+    const refused = reply.statusCode >= 400 && reply.statusCode < 500;
+    if (!refused && !SAFE_METHODS.has(req.method) && req.url.startsWith("/api/")) d.revoke();
   });
   addProbeRoutes(
     routeAdder(app, (req, p) => d.access(req, p)),

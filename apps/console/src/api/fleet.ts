@@ -1,7 +1,7 @@
 /**
- * Handlers of the fleet routes (contract: @svc/contract fleet.ts). Matrix and topology bodies over 64 KiB are
- * gzip-compressed for clients sending Accept-Encoding: gzip; each snapshot is serialized (and compressed) once
- * however often it is served. Fleet errors carry their own body codes (`unknown_node`, `metrics_unconfigured`...);
+ * Handlers of the fleet routes (contract: @svc/contract fleet.ts). Matrix, topology and overview bodies over 64 KiB
+ * are gzip-compressed for clients sending Accept-Encoding: gzip; each snapshot (and each topology or overview built
+ * from the same snapshots) is serialized (and compressed) once however often it is served. Fleet errors carry their own body codes (`unknown_node`, `metrics_unconfigured`...);
  * the console's error handler answers them like every other error.
  */
 
@@ -78,7 +78,23 @@ export function addFleetRoutes(add: AddRoute, deps: FleetRouteDeps): void {
   add(c.getTopology, async ({ req, reply, query }) =>
     sendJson(req, reply, await fleet.topology(instant(query.at))),
   );
-  add(c.getOverview, ({ query }) => fleet.overview(instant(query.at)));
+  add(c.getOverview, async ({ req, reply, query }) =>
+    sendJson(req, reply, await fleet.overview(instant(query.at))),
+  );
+  add(c.getSuspects, ({ query }) => {
+    const at = instant(query.at);
+    const from = instant(query.from);
+    const to = instant(query.to);
+    if (from === undefined && to === undefined) {
+      return at === undefined ? fleet.localization.current() : fleet.localization.at(at);
+    }
+    if (from === undefined || to === undefined) throw new InvalidInputError("from and to go together");
+    if (at !== undefined) throw new InvalidInputError("at and from/to exclude each other");
+    if (to <= from) throw new InvalidInputError("to must be after from");
+    if (to - from > fleet.maxRangeMs)
+      throw new InvalidInputError("the window is longer than prometheus.maxRange");
+    return fleet.localization.window(from, to);
+  });
   add(c.getNode, ({ params, query }) => fleet.node(params.name, query.protocol, instant(query.at)));
   add(c.getPair, ({ params, query }) =>
     fleet.pair(params.source, params.destination, query.window, instant(query.at)),

@@ -85,6 +85,7 @@ export function routeAdder(app: FastifyInstance, resolveAccess: AccessResolver):
   return (spec, handler, opts = {}) => {
     const [success = 200] = successStatuses(spec);
     const noBody = spec.responses[success] === null;
+    const action = auditAction(spec);
     app.route({
       method: spec.method,
       url: fastifyPath(spec),
@@ -109,12 +110,14 @@ export function routeAdder(app: FastifyInstance, resolveAccess: AccessResolver):
           actor: {
             subject: principal?.subject || null,
             subjectDisplay: principal?.display ?? "",
-            action: auditAction(spec),
+            action,
             remoteAddr: req.clientAddr,
           },
         } as HandlerInput<typeof spec>;
         const out = await handler(input);
-        if (out === reply) return reply;
+        // a handler that answered through `reply` and returned it: awaiting the reply (a thenable) settles with
+        // undefined once the answer is out, so `sent` is the mark (sending again would only build an error)
+        if (out === reply || reply.sent) return reply;
         if (noBody) return reply.code(success).send();
         return reply.code(success).send(out);
       },

@@ -8,6 +8,7 @@ import { cidrContains } from "@svc/core";
 import type { ConsoleConfig } from "../config/schema.ts";
 import { UnauthenticatedError } from "../errors.ts";
 import type { Store } from "../store/store.ts";
+import type { AuthCache } from "./auth-cache.ts";
 import { normalizeIp } from "./client-address.ts";
 import { parseCookies } from "./cookies.ts";
 import type { OidcRefresher } from "./oidc/refresh.ts";
@@ -51,6 +52,8 @@ export interface AuthenticatorDeps {
   /** refreshes OIDC sessions when due (oidc mode) */
   oidc?: OidcRefresher;
   now: () => number;
+  /** keeps users and tokens for a short while (revocations empty it) */
+  cache?: AuthCache;
 }
 
 /** Decides who is calling. */
@@ -69,7 +72,7 @@ export class Authenticator {
       if (found.state === "active") {
         const r = found.record;
         if (r.subject.startsWith("local:")) {
-          const user = await store.getUser(r.subject.slice("local:".length));
+          const user = await this.user(store, r.subject.slice("local:".length));
           // a deleted, disabled or re-enabled-since user's sessions end on their next request
           if (!user?.enabled || r.createdAt < user.reenabledAt) {
             await sessions.end(r.idHash);
@@ -106,13 +109,25 @@ export class Authenticator {
   private async token(secret: string): Promise<AuthResult> {
     const { store, now } = this.deps;
     if (!store || secret === "") return { problem: new UnauthenticatedError("invalid token") };
-    const t = await store.getTokenByHash(hashTokenSecret(secret));
+    const hash = hashTokenSecret(secret);
+    const c = this.deps.cache;
+    const t = c
+      ? await c.through(c.tokens, hash, () => store.getTokenByHash(hash))
+      : await store.getTokenByHash(hash);
     if (!t || t.revokedAt !== null || (t.expiresAt !== null && now() >= t.expiresAt)) {
       return { problem: new UnauthenticatedError("invalid token") };
     }
     const t0 = now();
-    if (t.lastUsedAt === null || t0 - t.lastUsedAt >= LAST_USED_EVERY_MS) await store.markTokenUsed(t.id, t0);
+    if (t.lastUsedAt === null || t0 - t.lastUsedAt >= LAST_USED_EVERY_MS) {
+      await store.markTokenUsed(t.id, t0);
+      t.lastUsedAt = t0;
+    }
     return { principal: { kind: "token", subject: `token:${t.id}`, display: t.name, groups: [] } };
+  }
+
+  private user(store: Store, id: string) {
+    const c = this.deps.cache;
+    return c ? c.through(c.users, id, () => store.getUser(id)) : store.getUser(id);
   }
 
   private fromHeaders(req: RequestCredentials): AuthResult {

@@ -251,3 +251,42 @@ test("without a database: 503", async () => {
     await s.stop();
   }
 });
+
+test("params nested 10,000 deep: 400 naming the depth on create, edit and projection; nothing changes", async () => {
+  const b = dbs.backends.find((x) => x.kind === "pglite");
+  assert.ok(b, String(dbs.skipped));
+  const db = await b.fresh();
+  const s = await startConsole(`auth:\n  anonymous:\n    role: operator\ncontroller:\n  url: ${ctl.url}\n`, {
+    db,
+    clock: new TestClock(Date.UTC(2026, 2, 1)),
+  });
+  await s.whenReady();
+  try {
+    const target = (await call(s, "POST", "/api/v1/targets", { name: "db", address: "198.18.9.9:5432" }))
+      .body as Target;
+    const made = await call(s, "POST", "/api/v1/checks", { name: "c", targetId: target.id, type: "tcp" });
+    assert.equal(made.status, 201, JSON.stringify(made.body));
+    const id = (made.body as CheckDefinition).id;
+    // the body as text: 10,000 nested objects (a JSON.stringify of such a value would be the client's problem)
+    const deep = `${'{"a":'.repeat(10_000)}1${"}".repeat(10_000)}`;
+    const body = `{"name":"deep","targetId":${JSON.stringify(target.id)},"type":"tcp","params":${deep}}`;
+    const before = await snapshot(db);
+    for (const [method, path] of [
+      ["POST", "/api/v1/checks"],
+      ["PUT", `/api/v1/checks/${id}`],
+      ["POST", "/api/v1/checks/projection"],
+    ] as const) {
+      const res = await fetch(`${s.httpUrl}${path}`, {
+        method,
+        headers: { "content-type": "application/json" },
+        body,
+      });
+      const text = await res.text();
+      assert.equal(res.status, 400, `${method} ${path}: ${text}`);
+      assert.match(text, /params.*nested deeper than \d+/, `${method} ${path}`);
+    }
+    assert.deepEqual(await snapshot(db), before);
+  } finally {
+    await s.stop();
+  }
+});

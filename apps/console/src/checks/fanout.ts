@@ -11,7 +11,7 @@
  * first that does not fit, it and every newer definition are left out whole, and the specs they would have placed
  * are counted in `<prefix>_console_external_specs_skipped_total{reason="over-budget"}` once per send.
  */
-import type { TopologyAgent } from "@svc/protocol";
+import { checkPort, type TopologyAgent } from "@svc/protocol";
 import type { ControllerClient } from "../fleet/controller-client.ts";
 import type { Ticker } from "../live/ticker.ts";
 import type { ConsoleLogger } from "../log.ts";
@@ -42,11 +42,16 @@ export interface FanoutPlan {
   skippedSpecs: number;
 }
 
-/** The spec a definition becomes. */
+/** The spec a definition becomes; its port is the one the check dials (checkPort), as every other path's. */
 export function specOf(d: EnabledDefinition): ExternalCheckSpec {
   return {
     definitionId: d.check.id,
-    target: { name: d.target.name, kind: d.target.kind, address: d.target.address, port: d.target.port },
+    target: {
+      name: d.target.name,
+      kind: d.target.kind,
+      address: d.target.address,
+      port: checkPort(d.check.type, { kind: "external", port: d.target.port }),
+    },
     checkType: d.check.type,
     intervalNs: Math.round(d.check.intervalSeconds * 1000) * NS_PER_MS,
     timeoutNs: Math.round(d.check.timeoutSeconds * 1000) * NS_PER_MS,

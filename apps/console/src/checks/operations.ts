@@ -98,6 +98,7 @@ export class Operations {
       catalog: this.catalog,
       controller: this.controller,
       mtr: this.mtr,
+      runs: this.runs,
       log: o.log,
       eventsFed: o.eventsFed,
     });

@@ -1,20 +1,25 @@
 /**
  * Schedules: a check definition run on a cadence as one-shot external diagnostics (spec §4.2) from every live agent
  * its projection picks to its target. Kind `check` runs the definition's type (tcp and icmp reach an external
- * target; dns and http do not: 422), kind `mtr` traces to the target (each trace kept in the MTR path history).
+ * target; dns and http do not: 422), kind `mtr` traces to the target (each trace kept in the MTR path history). A
+ * tcp round dials the target's port (checkPort), sent as the diagnostics body's `destinationPort` extension.
  *
  * Timing: a sweep every `sweepMs` (5 s) on the injected Scheduler takes each enabled schedule whose next run is due,
  * claims it by moving `next_at` one interval on (a compare-and-set, so replicas never run one round twice), runs
  * the round and stores its stamps and failure. A round fails when the controller cannot be asked, no live agent
- * could run it, or any agent's probe did not succeed; the message names the first such agent.
+ * could run it, or any agent's probe did not succeed; the message names the failing agents. Each round is also
+ * recorded as a run (`origin: "schedule"`, one pair per agent; Runs.recordScheduled), so the runs list, the pages
+ * reading it and the investigation show what schedules did.
  */
 import { randomUUID } from "node:crypto";
-import type { Schedule, ScheduleInput } from "@svc/contract";
+import type { RunPair, RunProbeType, Schedule, ScheduleInput } from "@svc/contract";
+import { checkPort } from "@svc/protocol";
 import { NotFoundError, UnprocessableError } from "../errors.ts";
 import type { Scheduler } from "../events/ingester.ts";
-import type { ControllerClient } from "../fleet/controller-client.ts";
+import type { ControllerClient, DiagnosticsAnswer } from "../fleet/controller-client.ts";
 import type { ConsoleLogger } from "../log.ts";
 import type { MtrHistory } from "../runs/mtr-history.ts";
+import type { Runs, ScheduledRound } from "../runs/runs.ts";
 import { type AuditActor, allowedRow, insertAudit } from "../store/audit-row.ts";
 import type { Db, Row, SqlExecutor } from "../store/db.ts";
 import { num } from "../store/rows.ts";
@@ -47,6 +52,21 @@ function toSchedule(r: Row): Schedule {
   };
 }
 
+/** What one round did, before it is stored as a run (Runs.recordScheduled). */
+type Round = Pick<ScheduledRound, "type" | "target" | "pairs" | "error">;
+
+/**
+ * A round's failure for the schedule's `lastFailure`: undefined when every agent's probe succeeded, else why it
+ * could not run or the first failing agents' errors (`<node>: <error>`).
+ */
+function roundFailure(r: Round): string | undefined {
+  if (r.error !== null) return r.error;
+  const failures = r.pairs
+    .filter((p) => p.successes === 0)
+    .map((p) => `${p.source}: ${p.lastError ?? "failed"}`);
+  return failures.length === 0 ? undefined : failures.join("; ").slice(0, 2000);
+}
+
 /** Dependencies of the schedules. */
 export interface SchedulesOptions {
   db: Db;
@@ -54,6 +74,8 @@ export interface SchedulesOptions {
   catalog: Catalog;
   controller: Pick<ControllerClient, "topology" | "diagnostics">;
   mtr: MtrHistory;
+  /** where each round is recorded as a run (absent: rounds leave only the schedule's stamps) */
+  runs?: Pick<Runs, "recordScheduled">;
   log: ConsoleLogger;
   /** true while MTRCompleted events bring every trace (then rounds do not record their own) */
   eventsFed?: () => boolean;
@@ -181,9 +203,16 @@ export class Schedules {
         [r.id, r.next_at, now + num(r.interval_ms)],
       );
       if (claimed.length === 0) continue;
-      const failure = await this.round(String(r.definition_id), String(r.kind)).catch((e: unknown) =>
-        e instanceof Error ? e.message : String(e),
+      const startedAt = this.o.scheduler.now();
+      const round = await this.round(String(r.definition_id), String(r.kind)).catch(
+        (e: unknown): Round => ({
+          type: String(r.kind) === "mtr" ? "mtr" : "tcp",
+          target: null,
+          pairs: [],
+          error: e instanceof Error ? e.message : String(e),
+        }),
       );
+      const failure = roundFailure(round);
       const at = this.o.scheduler.now();
       await this.o.db.query(
         `UPDATE schedules SET last_at = $2,
@@ -191,18 +220,29 @@ export class Schedules {
          WHERE id = $1`,
         [r.id, at, failure ?? null],
       );
+      await this.o.runs
+        ?.recordScheduled({
+          ...round,
+          schedule: { id: String(r.id), name: String(r.name) },
+          startedAt,
+          finishedAt: at,
+        })
+        .catch((e: unknown) => this.o.log.warn({ err: String(e) }, "scheduled round not recorded as a run"));
       ran++;
     }
     return ran;
   }
 
-  /** One round: undefined when every agent's probe succeeded, else the failure message. */
-  private async round(definitionId: string, kind: string): Promise<string | undefined> {
+  /** One round: a probe from each agent the definition picks, each one pair; `error` when none could be asked. */
+  private async round(definitionId: string, kind: string): Promise<Round> {
+    const all = await this.o.catalog.listChecks();
+    const known = all.find((d) => d.id === definitionId);
+    const type: RunProbeType = kind === "mtr" ? "mtr" : (known?.type ?? "tcp");
     const def = (await this.o.catalog.enabledDefinitions()).find((d) => d.check.id === definitionId);
-    if (!def) return "the definition is disabled or gone";
-    const type = kind === "mtr" ? "mtr" : def.check.type;
+    if (!def) return { type, target: null, pairs: [], error: "the definition is disabled or gone" };
+    const target = { id: def.target.id, name: def.target.name };
     const why = kindProblem(kind, def.check.type);
-    if (why) return why;
+    if (why) return { type, target, pairs: [], error: why };
     const topo = await this.o.controller.topology();
     const p = project(
       {
@@ -213,30 +253,53 @@ export class Schedules {
       },
       topo.agents,
     );
-    if (!p.runnable) return `no agent could run it: ${p.reasons.join("; ")}`;
+    if (!p.runnable)
+      return { type, target, pairs: [], error: `no agent could run it: ${p.reasons.join("; ")}` };
     const address = def.target.kind === "url" ? new URL(def.target.address).hostname : def.target.address;
-    const failures: string[] = [];
+    // the diagnostics body's destinationPort extension: a controller older than it ignores the field
+    const port = checkPort(type, { kind: "external", port: def.target.port });
+    const pairs: RunPair[] = [];
     for (const a of p.agents) {
-      const res = await this.o.controller.diagnostics({
+      const pair: RunPair = {
         source: a.nodeName,
         destination: def.target.name,
-        destinationKind: "external",
-        destinationAddress: address,
-        type,
-      });
+        state: "failed",
+        samples: 0,
+        successes: 0,
+        lastError: null,
+        lastStatus: null,
+        lastResult: null,
+      };
+      pairs.push(pair);
+      let res: DiagnosticsAnswer;
+      try {
+        res = await this.o.controller.diagnostics({
+          source: a.nodeName,
+          destination: def.target.name,
+          destinationKind: "external",
+          destinationAddress: address,
+          ...(port > 0 ? { destinationPort: port } : {}),
+          type,
+        });
+      } catch (e) {
+        pair.lastError = e instanceof Error ? e.message : String(e);
+        continue;
+      }
+      pair.lastStatus = res.status;
       if (res.status !== 200) {
-        failures.push(`${a.nodeName}: controller answered ${res.status}: ${res.text.slice(0, 200)}`);
+        pair.lastError = `controller answered ${res.status}: ${res.text.slice(0, 200)}`;
         continue;
       }
       const result = JSON.parse(res.text) as Record<string, unknown>;
+      pair.state = "completed";
+      pair.samples = 1;
+      pair.lastResult = result;
+      if (result.success === true) pair.successes = 1;
+      else pair.lastError = typeof result.error === "string" && result.error ? result.error : "failed";
       if (type === "mtr" && this.o.eventsFed?.() !== true)
         await this.o.mtr.record(a.nodeName, def.target.name, result, "schedule", this.o.scheduler.now());
-      if (result.success !== true)
-        failures.push(
-          `${a.nodeName}: ${typeof result.error === "string" && result.error ? result.error : "failed"}`,
-        );
     }
-    return failures.length === 0 ? undefined : failures.join("; ").slice(0, 2000);
+    return { type, target, pairs, error: null };
   }
 
   private async judge(input: ScheduleInput): Promise<void> {

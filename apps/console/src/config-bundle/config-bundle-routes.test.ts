@@ -229,7 +229,26 @@ test("sections each caller cannot read are omitted; sections it cannot write are
     assert.deepEqual(plan(dry), { targets: ["skipped"], alertRules: ["create"], roles: ["skipped"] });
     const skipped = dry.sections.find((s) => s.section === "targets");
     assert.equal(skipped?.state, "skipped");
-    assert.match(skipped?.warning ?? "", /needs targets:read/);
+    // the permission the section's own write routes ask for (targets are written with targets:read, decisions.md)
+    assert.equal(
+      skipped?.warning,
+      "not imported: writing targets needs targets:read, the permission the targets' own write routes ask for",
+    );
+    const roles = dry.sections.find((s) => s.section === "roles");
+    assert.equal(
+      roles?.warning,
+      "not imported: writing roles needs rbac:manage, the permission the roles' own write routes ask for",
+    );
+
+    // a caller holding none of the write permissions may import nothing: 403 (dry run and apply), nothing written
+    const viewer = callers.viewer as CookieClient;
+    const before = await snapshot(e.db);
+    for (const dryRun of [true, false]) {
+      const r = await w(viewer, "POST", `/api/v1/import?dryRun=${dryRun}`, bundle);
+      assert.equal(r.status, 403, `dryRun=${dryRun}: ${JSON.stringify(r.body)}`);
+      assert.match(JSON.stringify(r.body), /holds none of the permissions an import writes with/);
+    }
+    assert.deepEqual(await snapshot(e.db), before, "nothing written but denied audit rows");
     assert.deepEqual(plan(await importing(editor, bundle, false)), plan(dry));
     const after = await exported(e.admin);
     assert.ok(!after.targets?.some((t) => t.name === "new-target"));

@@ -6,8 +6,9 @@
  * refusals included. An error that is not an item's (5xx: the controller cannot be asked, the store fails)
  * ends the import and nothing is written.
  *
+ * A caller holding none of the sections' write permissions (SECTION_WRITE) is refused with 403 before anything runs.
  * Sections are applied in BUNDLE_SECTIONS order, each only with its write permission (else every item is skipped
- * with a warning); bindings are never imported; `omitted` is ignored. Audit: every write leaves its store's own
+ * with a warning naming that permission); bindings are never imported; `omitted` is ignored. Audit: every write leaves its store's own
  * row (action `POST /api/v1/import`), and the import one summary row in the same transaction, so an apply whose
  * rows cannot be written writes nothing; a dry run leaves only its summary row, its action
  * `POST /api/v1/import?dryRun=true` (the audit page shows no detail, and a store-nothing call must be told from a
@@ -24,7 +25,7 @@ import {
   SECTION_WRITE,
 } from "@svc/contract";
 import { ERROR_STATUS } from "../api/error-handler.ts";
-import { ConsoleError, UpstreamError } from "../errors.ts";
+import { ConsoleError, ForbiddenError, UpstreamError } from "../errors.ts";
 import { type AuditActor, allowedRow, insertAudit } from "../store/audit-row.ts";
 import type { Db } from "../store/db.ts";
 import { checkSection, scheduleSection, targetSection } from "./catalog-sections.ts";
@@ -104,6 +105,11 @@ export async function runImport(
   actor: AuditActor,
   dryRun: boolean,
 ): Promise<ImportReport> {
+  const writable = [...new Set(Object.values(SECTION_WRITE).filter((p) => p !== null))];
+  if (!writable.some((p) => permissions.has(p)))
+    throw new ForbiddenError(
+      `this caller holds none of the permissions an import writes with (${writable.join(", ")})`,
+    );
   const summary = (r: ImportReport) => ({
     dryRun,
     sections: Object.fromEntries(
@@ -157,7 +163,12 @@ async function runSection(
     return skippedAll(raw, section, "bindings are exported only, never imported: bind roles on this console");
   const need = SECTION_WRITE[section];
   if (need === null || !permissions.has(need))
-    return skippedAll(raw, section, `not imported: writing ${section} needs ${need ?? "a write permission"}`);
+    return skippedAll(
+      raw,
+      section,
+      `not imported: writing ${section} needs ${need ?? "a write permission"}, ` +
+        `the permission the ${section}' own write routes ask for`,
+    );
   const run = await SECTIONS[section](ctx);
   const items: ImportItemResult[] = [];
   for (let index = 0; index < raw.length; index++) {

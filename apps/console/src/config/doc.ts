@@ -109,6 +109,10 @@ export const CONSOLE_KEY_DOCS: Readonly<Record<string, KeyDoc>> = {
     description:
       "directory the console writes its Prometheus alert rule file into (`svc-console-alerts.yml`; Prometheus loads `<dir>/*.yml` and runs with --web.enable-lifecycle); empty: rules are kept but not written",
   },
+  "console.alerts.evaluatorUrl": {
+    description:
+      "base URL of the rule evaluator when it is not the query endpoint (vmalert, Thanos Ruler, the Mimir ruler's Prometheus prefix): the console reads current alerts from its GET /api/v1/alerts and asks it to reload the rule file (POST /-/reload); empty: console.prometheus.url",
+  },
   "console.alerts.prometheusRuleLabels": {
     description:
       "labels of the `svc-console-alerts` PrometheusRule object the console writes with kubernetesContext.enabled (the Prometheus Operator's ruleSelector must match them)",

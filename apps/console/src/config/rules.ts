@@ -18,6 +18,14 @@ export function hasRedis(cfg: ConsoleConfig): boolean {
   return cfg.redis.url !== "" || cfg.redis.urlFile !== "" || cfg.redis.urlEnv !== "";
 }
 
+/**
+ * The rule evaluator's base URL without trailing slash: `alerts.evaluatorUrl`, else `prometheus.url` (Prometheus
+ * evaluates its own rules); "" without a metrics server.
+ */
+export function evaluatorUrl(cfg: ConsoleConfig): string {
+  return (cfg.alerts.evaluatorUrl !== "" ? cfg.alerts.evaluatorUrl : cfg.prometheus.url).replace(/\/+$/, "");
+}
+
 /** The keys of `section` among url, urlFile and urlEnv that are set. */
 function sources(
   section: "database" | "redis",
@@ -48,6 +56,13 @@ export function applyRules(cfg: ConsoleConfig): RuleIssue[] {
 
   if (cfg.httpPort === cfg.metricsPort)
     issue("metricsPort", `must differ from httpPort (${cfg.httpPort})`, "httpPort");
+
+  if (cfg.alerts.evaluatorUrl !== "" && cfg.prometheus.url === "")
+    issue(
+      "alerts.evaluatorUrl",
+      "needs prometheus.url (the query endpoint the rules are read through)",
+      "prometheus.url",
+    );
 
   if (auth.mode === "header" && auth.header.trustedProxyCIDRs.length === 0) {
     issue("auth.header.trustedProxyCIDRs", "must not be empty when auth.mode is header", "auth.mode");

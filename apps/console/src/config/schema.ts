@@ -89,6 +89,11 @@ export const consoleConfigSchema = section({
   alerts: section({
     /** directory the console writes its Prometheus rule file into ("" = rules kept, not written) */
     ruleDirectory: str().default(""),
+    /**
+     * the rule evaluator's base URL when it is not the query endpoint (vmalert, Thanos Ruler, the Mimir ruler):
+     * current alerts (GET /api/v1/alerts) and rule reloads (POST /-/reload) go there; "" = `prometheus.url`
+     */
+    evaluatorUrl: optionalHttpUrl(true).default(""),
     /** labels of the PrometheusRule object (kubernetesContext.enabled) the operator's ruleSelector matches */
     prometheusRuleLabels: record(str()).default({}),
   }),

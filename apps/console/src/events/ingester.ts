@@ -16,9 +16,13 @@
  * again after `baselineRetryMs` (1 min) while connected.
  */
 
-import { CONTROLLER_CHANNEL_OPTIONS, ControllerChannel } from "@svc/agent/controller-channel";
-import { ReconnectingStream, type StreamState } from "@svc/agent/reconnecting-stream";
 import type { FeedEvent } from "@svc/contract";
+import {
+  CONTROLLER_CHANNEL_OPTIONS,
+  ControllerChannel,
+  ReconnectingStream,
+  type StreamState,
+} from "@svc/controller-client";
 import {
   createEventServiceClient,
   type EventMessage,

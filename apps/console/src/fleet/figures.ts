@@ -9,6 +9,7 @@
  */
 import type { FleetProtocol } from "@svc/contract";
 import { apply, chunks, type FigureMap, measuredPairs, sampleKey } from "./figure-map.ts";
+import { applyPmtuProblems, applyProblems, legacyNow, problems, stateSources } from "./pair-state.ts";
 import { fleetPmtu, scopedPmtu } from "./pmtu-figures.ts";
 import type { InstantSample, PrometheusClient } from "./prometheus-client.ts";
 import {
@@ -89,23 +90,31 @@ export async function fleetFigures(
   reads: FleetReads = rawReads(prefix, protocol),
 ): Promise<FigureMap> {
   const fam = familiesOf(prefix, protocol);
-  if (protocol === "pmtu") return fleetPmtu(prom, fam, expected, reads);
+  // pairs in trouble now: from the state agents export (one small read), the counters only for older agents
+  const stateful = await stateSources(prom, prefix);
+  const legacy = [...expected.keys()].filter((s) => !stateful.has(s));
+  const state = stateful.size > 0 ? problems(prom, prefix, protocol) : Promise.resolve([]);
+  if (protocol === "pmtu") {
+    const [map, black] = await Promise.all([fleetPmtu(prom, fam, expected, reads), state]);
+    applyPmtuProblems(map, black, stateful);
+    return map;
+  }
   const q = (expr: string | undefined) => (expr === undefined ? Promise.resolve([]) : prom.query(expr));
-  const [map, fails, losses, slow, downNow, upNow] = await Promise.all([
+  const [map, fails, slow, now, old] = await Promise.all([
     measuredPairs(prom, fam.results, expected, reads.presentCounts),
     q(reads.failRatioNonzero),
-    q(reads.lossNonzero),
     q(reads.slow),
-    q(reads.failingNow),
-    q(reads.recoveredNow),
+    state,
+    legacyNow(prom, fam, reads, legacy, expected.size),
   ]);
   for (const f of map.values()) {
     f.failRatio = 0;
     if (fam.loss) f.lossRatio = 0;
   }
   apply(map, fails, (f, v) => (f.failRatio = v), true);
-  apply(map, losses, (f, v) => (f.lossRatio = v), true);
-  applyRecent(map, downNow, upNow);
+  apply(map, old.losses, (f, v) => (f.lossRatio = v), true);
+  applyRecent(map, old.downNow, old.upNow);
+  applyProblems(map, protocol, now, stateful);
   if (fam.rtt && slow.length > 0) {
     const slowKeys = new Set(slow.map(sampleKey));
     const parts = await Promise.all(

@@ -12,10 +12,11 @@ import type {
   FleetTopology,
   MatrixCell,
 } from "@svc/contract";
-import { type FleetMatrixGrid, fromGrid } from "@svc/matrix-grid";
+import { type FleetMatrixGrid, fromGrid, gridTier } from "@svc/matrix-grid";
 import { eventually, needsBinary, skipUnless } from "../../../../test/helpers/env.ts";
 import type { ConsoleServer } from "../server.ts";
 import { startConsole } from "../testing/harness.ts";
+import { NOW_FRESH_MS } from "./fleet-service.ts";
 import { PrometheusClient } from "./prometheus-client.ts";
 import { anyOf, presence } from "./promql.ts";
 import { type FleetFixture, startFleetFixture } from "./testdata/fleet-fixture.ts";
@@ -75,7 +76,8 @@ test("tcp matrix: failing, healthy, no data, unplanned; nodes with planes; spars
       ["d", "zone-2", false, false],
     ],
   );
-  assert.equal(m.cells.length, 12);
+  // a sparse plan: the cells are the planned pairs; the four outside it are left out, and read as unplanned
+  assert.equal(m.cells.length, 8);
   assert.deepEqual(cell(m, "a", "b"), { source: "a", destination: "b", tier: "failing", failRatio: 1 });
   assert.deepEqual(cell(m, "a", "c"), { source: "a", destination: "c", tier: "healthy", failRatio: 0 });
   assert.deepEqual(cell(m, "d", "a"), { source: "d", destination: "a", tier: "nodata" });
@@ -84,8 +86,11 @@ test("tcp matrix: failing, healthy, no data, unplanned; nodes with planes; spars
     ["b", "c"],
     ["c", "a"],
     ["d", "b"],
-  ] as const)
-    assert.deepEqual(cell(m, s, d), { source: s, destination: d, tier: "unplanned" });
+  ] as const) {
+    assert.equal(cell(m, s, d), undefined, `${s}->${d} is not planned`);
+    const g = await get<FleetMatrixGrid>("/api/v1/fleet/matrix?protocol=tcp&layout=grid");
+    assert.equal(gridTier(g.body, s, d), "unplanned");
+  }
 });
 
 test("udp loss and icmp RTT degrade exactly their pair", opts, async () => {
@@ -291,7 +296,14 @@ test("layout=grid carries the same matrix as the cells layout; a bad layout is 4
     assert.equal(grid.body.layout, "grid");
     assert.equal(grid.body.generatedAt, cells.generatedAt, `${protocol}: the same snapshot`);
     assert.deepEqual(grid.body.nodes, cells.nodes);
-    assert.deepEqual(fromGrid(grid.body), cells.cells, `${protocol}: expands to the cells layout`);
+    // expanded, the grid is the cells layout plus the pairs outside the sparse plan (unplanned)
+    const expanded = fromGrid(grid.body);
+    assert.deepEqual(
+      expanded.filter((c) => c.tier !== "unplanned"),
+      cells.cells,
+      `${protocol}: expands to the cells layout`,
+    );
+    assert.equal(expanded.length, 12);
   }
   const bad = await get<{ error: { code: string; message: string } }>("/api/v1/fleet/matrix?layout=table");
   assert.equal(bad.status, 400);
@@ -344,6 +356,8 @@ async function promQueries(): Promise<number> {
 
 test("viewers asking for the same node page at once share one set of Prometheus reads", opts, async () => {
   const one = await get<FleetNode>("/api/v1/fleet/nodes/a?protocol=tcp");
+  // the page just read is served for NOW_FRESH_MS without asking Prometheus: let it age, so the 20 read afresh
+  await new Promise((r) => setTimeout(r, NOW_FRESH_MS));
   const before = await promQueries();
   const pages = await Promise.all(
     Array.from({ length: 20 }, () => get<FleetNode>("/api/v1/fleet/nodes/a?protocol=tcp")),

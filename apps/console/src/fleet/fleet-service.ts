@@ -1,7 +1,9 @@
 /**
  * FleetService: joins the controller's topology with Prometheus figures into the fleet API's bodies. Matrices are
- * snapshots (SnapshotCache); every other answer about now reads both sources afresh, except that callers asking the
- * same question while its reads are under way share them (InFlight). Prometheus-backed answers throw
+ * snapshots (SnapshotCache); the controller's inventory, node and pair pages are read again once the last read is
+ * NOW_FRESH_MS old, and callers asking the same question while its reads are under way share them (InFlight); the
+ * topology and the overview, built from the inventory and the matrices alone, are built again only when one of
+ * those changed. Prometheus-backed answers throw
  * MetricsUnconfiguredError (503) when `prometheus.url` is empty, before anything else is read; the topology then
  * answers from the controller alone, its links `nodata` and marked `figuresAbsent`.
  */
@@ -19,17 +21,20 @@ import type {
 import type { TopologySnapshot } from "@svc/protocol";
 import { InvalidInputError } from "../errors.ts";
 import { ControllerClient, type DiagnosticsAnswer } from "./controller-client.ts";
+import { CHUNK, chunks, type FigureMap } from "./figure-map.ts";
 import { fleetFigures, scopedFigures } from "./figures.ts";
 import { HistoryUnavailableError, MetricsUnconfiguredError, UnknownNodeError } from "./fleet-errors.ts";
 import { expectedPairs, type FleetView, fleetView } from "./fleet-view.ts";
 import { InFlight } from "./in-flight.ts";
+import { Localization, type MatrixState } from "./localization.ts";
 import { buildMatrix } from "./matrix.ts";
 import { buildNode } from "./node-view.ts";
 import { buildOverview, buildTopology, topologyWithoutFigures } from "./overview.ts";
 import { buildPair, PAIR_WINDOWS } from "./pair-view.ts";
 import { PrometheusClient } from "./prometheus-client.ts";
-import { eq } from "./promql.ts";
+import { anyOf, eq } from "./promql.ts";
 import { rawReads, recordedReads } from "./recording-rules.ts";
+import { reportIntervalQuery, reportStaleAfter } from "./report-age.ts";
 import { RulesDetector } from "./rules-detector.ts";
 import { SnapshotCache } from "./snapshot-cache.ts";
 
@@ -39,6 +44,37 @@ export const MATRIX_FRESH_MS = 2000;
 export const MATRIX_STALE_MS = 60_000;
 /** Matrices asked for within this long are kept fresh in the background. */
 export const MATRIX_KEEP_WARM_MS = 10 * 60_000;
+/**
+ * Answers about now that are read afresh (the controller's inventory, node and pair pages) are served this long
+ * after they were read: the inventory changes when nodes come and go and Prometheus's figures once per scrape
+ * (seconds), while under 50 viewers a read per request was most of a fleet request's cost (the controller asked on
+ * every fleet page, Prometheus 10 queries a node page, their CPU taken from the console on a small host). Half the
+ * matrices' own freshness (MATRIX_FRESH_MS).
+ */
+export const NOW_FRESH_MS = 1000;
+
+/** Pairs that failed within the window and whose latest results were neither all failures nor all successes. */
+function mixedPairs(figures: FigureMap): Set<string> {
+  const out = new Set<string>();
+  for (const [k, f] of figures) if (f.recent === undefined && (f.failRatio ?? 0) > 0) out.add(k);
+  return out;
+}
+
+/** An answer about now and the snapshots (inventory, matrices) it was built from. */
+interface Built<T> {
+  from: readonly unknown[];
+  answer: T;
+}
+
+/**
+ * `last` when it was built from the same snapshot objects as `from`, else `build()`'s answer. Serving the same
+ * answer object again lets the route send the body it serialized for it; its generatedAt is when it was built
+ * from those snapshots.
+ */
+function builtFrom<T>(last: Built<T> | undefined, from: readonly unknown[], build: () => T): Built<T> {
+  if (last && last.from.length === from.length && last.from.every((o, i) => o === from[i])) return last;
+  return { from, answer: build() };
+}
 
 /** Configuration FleetService reads (console config keys, spec §8.4). */
 export interface FleetServiceOptions {
@@ -56,6 +92,8 @@ export interface FleetServiceOptions {
   /** matrix snapshot bounds; defaults MATRIX_FRESH_MS, MATRIX_STALE_MS */
   matrixFreshMs?: number;
   matrixStaleMs?: number;
+  /** how long the inventory, node and pair pages are served after they were read; default NOW_FRESH_MS (0: none) */
+  nowFreshMs?: number;
 }
 
 /** The fleet API's reads and the check proxy. */
@@ -69,13 +107,20 @@ export class FleetService {
   private readonly matrices: SnapshotCache<FleetMatrix>;
   private stopWarm: (() => void) | undefined;
   // answers about now under way, shared by the callers asking the same while they run
-  private readonly views = new InFlight<FleetView>();
+  private readonly views: InFlight<FleetView>;
+  private readonly nodes: InFlight<FleetNode>;
+  private readonly pairs: InFlight<FleetPair>;
   private readonly topologies = new InFlight<FleetTopology>();
   private readonly overviews = new InFlight<FleetOverview>();
-  private readonly nodes = new InFlight<FleetNode>();
-  private readonly pairs = new InFlight<FleetPair>();
+  /** the topology and overview now, with the inventory and matrix snapshots each was built from */
+  private topologyBuilt: Built<FleetTopology> | undefined;
+  private overviewBuilt: Built<FleetOverview> | undefined;
+  /** each matrix snapshot's pairs with mixed latest results (matrixState) */
+  private readonly mixed = new WeakMap<FleetMatrix, ReadonlySet<string>>();
   /** Settles when the start-up computation of the TCP matrix has ended (at once when none runs). */
   warmedUp: Promise<void> = Promise.resolve();
+  /** where is the fault: suspects from the four matrices (GET /api/v1/fleet/suspects) */
+  readonly localization: Localization;
 
   constructor(private readonly opts: FleetServiceOptions) {
     const p = opts.prometheus;
@@ -90,12 +135,22 @@ export class FleetService {
     this.controller = new ControllerClient({ url: opts.controller.url, timeoutMs: opts.controller.timeout });
     this.prefix = opts.metricsPrefix ?? "svc";
     this.now = opts.now ?? Date.now;
+    const keep = { keepMs: opts.nowFreshMs ?? NOW_FRESH_MS, now: this.now };
+    this.views = new InFlight(keep);
+    this.nodes = new InFlight(keep);
+    this.pairs = new InFlight(keep);
     this.rules = new RulesDetector(this.prefix, this.now);
     this.matrices = new SnapshotCache(
       async (protocol) => this.computeMatrix(this.metrics(), await this.view(), protocol as FleetProtocol),
       opts.matrixFreshMs ?? MATRIX_FRESH_MS,
       opts.matrixStaleMs ?? MATRIX_STALE_MS,
     );
+    this.localization = new Localization(this, this.now);
+  }
+
+  /** The longest range a metrics read may span (console `prometheus.maxRange`), ms. */
+  get maxRangeMs(): number {
+    return this.opts.prometheus.maxRange;
   }
 
   /**
@@ -106,12 +161,14 @@ export class FleetService {
     if (!this.prom || this.stopWarm) return;
     this.warmedUp = this.matrices.warm("tcp");
     this.stopWarm = this.matrices.keepWarm(1000, MATRIX_KEEP_WARM_MS);
+    this.localization.start();
   }
 
   /** Stops the background refreshes. */
   stop(): void {
     this.stopWarm?.();
     this.stopWarm = undefined;
+    this.localization.stop();
   }
 
   private metrics(): PrometheusClient {
@@ -139,11 +196,56 @@ export class FleetService {
   }
 
   private async computeMatrix(prom: PrometheusClient, view: FleetView, protocol: FleetProtocol, at?: number) {
-    const reads = (await this.rules.loaded(prom, at))
-      ? recordedReads(this.prefix, protocol)
+    const loaded = await this.rules.groups(prom, at);
+    const reads = loaded.window
+      ? recordedReads(this.prefix, protocol, loaded.now)
       : rawReads(this.prefix, protocol);
     const figures = await fleetFigures(prom, this.prefix, protocol, expectedPairs(view, protocol), reads);
-    return buildMatrix(view, protocol, figures, new Date(at ?? this.now()));
+    const m = buildMatrix(view, protocol, figures, new Date(at ?? this.now()));
+    this.mixed.set(m, mixedPairs(figures));
+    return m;
+  }
+
+  /**
+   * The matrix of `protocol` (now: the snapshot; else as of `at`) with the pairs whose latest results were mixed
+   * (some failed, some not: losing probes now, not only in the 5-minute window). For the localization.
+   */
+  async matrixState(protocol: FleetProtocol, at?: number): Promise<MatrixState> {
+    const matrix = await this.matrix(protocol, at);
+    return { matrix, mixed: this.mixed.get(matrix) ?? new Set() };
+  }
+
+  /**
+   * When each of `nodes` last reported its own probe results (epoch seconds, the sample time of its newest
+   * tcp/udp/icmp result series), now or at `at`; a node absent from the answer reports nothing: its series are
+   * stale or gone, or its newest sample is older than a few of the fleet's report intervals (report-age.ts: a store
+   * that answers an instant query from minutes back, as VictoriaMetrics does without staleness, would otherwise
+   * keep a stopped agent reporting).
+   */
+  async reportedAt(nodes: readonly string[], at?: number): Promise<{ now: number; at: Map<string, number> }> {
+    const prom = this.promAt(at);
+    const out = new Map<string, number>();
+    let now = (at ?? this.now()) / 1000;
+    // no interval (the query failed, or no agent exports agent_info): the store's own staleness only
+    const interval = prom.query(reportIntervalQuery(this.prefix)).then(
+      (r) => r[0]?.value,
+      () => undefined,
+    );
+    for (const chunk of chunks(nodes, CHUNK)) {
+      // timestamp() drops the metric name: each family gets a label of its own so their series stay apart
+      const stamped = (["tcp", "udp", "icmp"] as const).map(
+        (p) =>
+          `label_replace(timestamp(${this.prefix}_${p}_results_total{${anyOf("source_node", chunk)}}), "family", "${p}", "", "")`,
+      );
+      const q = `max by (source_node) (${stamped.join(" or ")})`;
+      for (const s of await prom.query(q)) {
+        out.set(s.metric.source_node ?? "", s.value);
+        now = s.t;
+      }
+    }
+    const staleAfter = reportStaleAfter(await interval);
+    for (const [node, t] of out) if (now - t > staleAfter) out.delete(node);
+    return { now, at: out };
   }
 
   /** The matrix of `protocol` now (a snapshot at most MATRIX_STALE_MS old; see SnapshotCache), or as of `at`. */
@@ -153,7 +255,10 @@ export class FleetService {
     return this.computeMatrix(prom, await this.view(at), protocol, at);
   }
 
-  /** Nodes, agents and links (worst of tcp/udp/icmp); without Prometheus, the controller's view alone. */
+  /**
+   * Nodes, agents and links (worst of tcp/udp/icmp, with the pair's path MTU reading); without Prometheus, the
+   * controller's view alone.
+   */
   async topology(at?: number): Promise<FleetTopology> {
     if (at === undefined) return this.topologies.run("now", () => this.topologyAt());
     return this.topologyAt(at);
@@ -161,10 +266,20 @@ export class FleetService {
 
   private async topologyAt(at?: number): Promise<FleetTopology> {
     const view = await this.view(at);
-    const stamp = new Date(at ?? this.now());
-    if (!this.prom) return topologyWithoutFigures(view, stamp);
-    const ms = await Promise.all((["tcp", "udp", "icmp"] as const).map((p) => this.matrixOf(view, p, at)));
-    return buildTopology(view, ms, stamp);
+    if (!this.prom) return topologyWithoutFigures(view, new Date(at ?? this.now()));
+    const [tcp, udp, icmp, pmtu] = await Promise.all(
+      (["tcp", "udp", "icmp", "pmtu"] as const).map((p) => this.matrixOf(view, p, at)),
+    );
+    const build = () =>
+      buildTopology(
+        view,
+        [tcp, udp, icmp].filter((m) => m !== undefined),
+        new Date(at ?? this.now()),
+        pmtu,
+      );
+    if (at !== undefined) return build();
+    this.topologyBuilt = builtFrom(this.topologyBuilt, [view, tcp, udp, icmp, pmtu], build);
+    return this.topologyBuilt.answer;
   }
 
   /** Fleet summary; the four matrices. */
@@ -178,7 +293,10 @@ export class FleetService {
     const view = await this.view(at);
     const m = (p: FleetProtocol) => this.matrixOf(view, p, at);
     const [tcp, udp, icmp, pmtu] = await Promise.all([m("tcp"), m("udp"), m("icmp"), m("pmtu")]);
-    return buildOverview(view, { tcp, udp, icmp, pmtu }, new Date(at ?? this.now()));
+    const build = () => buildOverview(view, { tcp, udp, icmp, pmtu }, new Date(at ?? this.now()));
+    if (at !== undefined) return build();
+    this.overviewBuilt = builtFrom(this.overviewBuilt, [view, tcp, udp, icmp, pmtu], build);
+    return this.overviewBuilt.answer;
   }
 
   /** The cached matrix now; under the Time Machine, computed over the past inventory. */

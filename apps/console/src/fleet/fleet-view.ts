@@ -78,11 +78,23 @@ export function runsPlane(view: FleetView, name: string, protocol: FleetProtocol
 /** Source -> the agent destinations it should measure for `protocol` (runs the plane, planned). */
 export function expectedPairs(view: FleetView, protocol: FleetProtocol): Map<string, string[]> {
   const out = new Map<string, string[]>();
+  const order = new Map(view.agents.map((a, i) => [a.name, i]));
   for (const s of view.agents) {
     if (!s.planes.includes(protocol)) continue;
-    const dests: string[] = [];
-    for (const d of view.agents) if (d.name !== s.name && isPlanned(view, s.name, d.name)) dests.push(d.name);
-    out.set(s.name, dests);
+    if (view.plan) {
+      // the plan's own list (a sparse plan: a few per source), not a test of every node
+      const listed = Object.hasOwn(view.plan, s.name) ? view.plan[s.name] : undefined;
+      const dests = (Array.isArray(listed) ? [...new Set(listed)] : []).filter(
+        (d) => d !== s.name && order.has(d),
+      );
+      dests.sort((a, b) => (order.get(a) ?? 0) - (order.get(b) ?? 0));
+      out.set(s.name, dests);
+      continue;
+    }
+    out.set(
+      s.name,
+      view.agents.filter((d) => d.name !== s.name).map((d) => d.name),
+    );
   }
   return out;
 }

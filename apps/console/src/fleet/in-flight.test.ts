@@ -61,3 +61,23 @@ test("keys are looked up as map keys: __proto__ and constructor are ordinary key
   assert.equal(await f.run("__proto__", async () => "p"), "p");
   assert.equal(await f.run("constructor", async () => "c"), "c");
 });
+
+test("with keepMs a settled answer is served until it is keepMs old; a failure is not kept", async () => {
+  let t = 0;
+  const f = new InFlight<number>({ keepMs: 1000, now: () => t });
+  let started = 0;
+  const compute = async () => ++started;
+  assert.equal(await f.run("k", compute), 1);
+  t = 999;
+  assert.equal(await f.run("k", compute), 1, "999 ms after it settled: kept");
+  t = 1000;
+  assert.equal(await f.run("k", compute), 2, "1000 ms: computed again");
+  const failing = new InFlight<number>({ keepMs: 1000, now: () => t });
+  await assert.rejects(
+    failing.run("k", async () => {
+      throw new Error("controller down");
+    }),
+    /controller down/,
+  );
+  assert.equal(await failing.run("k", async () => 5), 5, "the failure was not kept");
+});

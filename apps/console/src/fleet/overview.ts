@@ -40,6 +40,7 @@ export function buildOverview(
       const w: WorstPair = { source: c.source, destination: c.destination, protocol, tier: c.tier };
       if (c.failRatio !== undefined) w.failRatio = c.failRatio;
       if (c.lossRatio !== undefined) w.lossRatio = c.lossRatio;
+      if (c.pmtu !== undefined) w.pmtu = c.pmtu;
       bad.push(w);
     }
     pairs[protocol] = { monitored, failing };
@@ -56,8 +57,16 @@ export function buildOverview(
   };
 }
 
-/** The topology from the tcp, udp and icmp matrices. */
-export function buildTopology(view: FleetView, matrices: readonly FleetMatrix[], now: Date): FleetTopology {
+/**
+ * The topology from the tcp, udp and icmp matrices (each link's tier is their worst), each link carrying the pair's
+ * path MTU reading from the pmtu matrix when one is given and has it.
+ */
+export function buildTopology(
+  view: FleetView,
+  matrices: readonly FleetMatrix[],
+  now: Date,
+  pmtu?: FleetMatrix,
+): FleetTopology {
   const nodes: TopologyNode[] = [];
   const seen = new Set<string>();
   for (const n of view.nodes) {
@@ -74,6 +83,10 @@ export function buildTopology(view: FleetView, matrices: readonly FleetMatrix[],
       if (!prev) worst.set(k, { source: c.source, destination: c.destination, tier: c.tier });
       else prev.tier = worstTier([prev.tier, c.tier]);
     }
+  for (const c of pmtu?.cells ?? []) {
+    const l = worst.get(`${c.source}\n${c.destination}`);
+    if (l && c.pmtu) l.pmtu = c.pmtu;
+  }
   const links = [...worst.values()].filter((l) => l.tier !== "unplanned" && l.tier !== "notrun");
   const out: FleetTopology = { generatedAt: now.toISOString(), nodes, links };
   if (view.warmingUp) out.controllerWarmingUp = true;

@@ -27,6 +27,12 @@ const root = new URL("../../../../", import.meta.url);
 test("deploy/prometheus/svc-recording-rules.yml is what the code generates (npm run gen:rules)", () => {
   const committed = readFileSync(new URL("deploy/prometheus/svc-recording-rules.yml", root), "utf8");
   assert.ok(committed === recordingRulesYaml(), "drifted: run npm run gen:rules and commit it");
+  const state = readFileSync(new URL("deploy/prometheus/svc-recording-rules-state.yml", root), "utf8");
+  assert.ok(
+    state === recordingRulesYaml("svc", 5, 15, false),
+    "drifted: run npm run gen:rules and commit it",
+  );
+  assert.doesNotMatch(state, /fleet-now/);
 });
 
 test(
@@ -93,3 +99,41 @@ describe("recorded reads over the fleet fixture", skipUnless(needsBinary(PROM)),
     }
   });
 });
+
+describe(
+  "rules loaded without their now group (a fleet of agents exporting their pair state)",
+  skipUnless(needsBinary(PROM)),
+  () => {
+    let fx: FleetFixture;
+    let prom: PrometheusClient;
+    before(async () => {
+      fx = await startFleetFixture(PROM, recordingRulesYaml("svc", 1, 1, false));
+      prom = new PrometheusClient({
+        url: fx.prometheusUrl,
+        queryTimeoutMs: 10_000,
+        maxResponseBytes: 1 << 24,
+      });
+      await eventually(
+        "the window group's series",
+        async () =>
+          fx.exporter.scrapes() >= 6 && (await prom.query("svc:tcp_fail_ratio_nonzero")).length > 0
+            ? true
+            : undefined,
+        30_000,
+      );
+    });
+    after(async () => fx?.close());
+
+    test("the detector sees the window group only; the older agents' pairs still turn red from raw reads", async () => {
+      assert.deepEqual(await new RulesDetector("svc", Date.now).groups(prom), { window: true, now: false });
+      assert.deepEqual(await prom.query("svc:tcp_failing_now"), [], "no now group evaluated");
+      const snap = (await (await fetch(`${fx.controllerUrl}/api/v1/topology`)).json()) as TopologySnapshot;
+      const view = fleetView(snap);
+      const expected = expectedPairs(view, "tcp");
+      const map = await fleetFigures(prom, "svc", "tcp", expected, recordedReads("svc", "tcp", false));
+      // the fixture's a -> b fails every probe, told by its counters (the fixture's agents export no state)
+      assert.equal(map.get("a\nb")?.recent, "fail");
+      assert.equal(verdictOf("tcp", map.get("a\nb")).tier, "failing");
+    });
+  },
+);

@@ -5,14 +5,22 @@
  * rules may not have existed then).
  */
 import type { PrometheusClient } from "./prometheus-client.ts";
-import { markerName, RULES_VERSION } from "./recording-rules.ts";
+import { markerName, nowMarkerName, RULES_VERSION } from "./recording-rules.ts";
+
+/** Which of the rule groups Prometheus holds. */
+export interface LoadedRules {
+  /** the window group (with the marker): recorded reads */
+  window: boolean;
+  /** the `now` group too (else the latest-results reads stay raw) */
+  now: boolean;
+}
 
 /** How long a live answer is used. */
 export const RULES_RECHECK_MS = 60_000;
 
 /** The detector. */
 export class RulesDetector {
-  #live: { at: number; answer: Promise<boolean> } | undefined;
+  #live: { at: number; answer: Promise<LoadedRules> } | undefined;
 
   constructor(
     private readonly prefix: string,
@@ -21,18 +29,26 @@ export class RulesDetector {
 
   /** True when `prom` (at its evaluation time) holds the marker of this rule version. A failed read is false. */
   async loaded(prom: PrometheusClient, at?: number): Promise<boolean> {
+    return (await this.groups(prom, at)).window;
+  }
+
+  /** Which groups `prom` holds (both false on a failed read). */
+  groups(prom: PrometheusClient, at?: number): Promise<LoadedRules> {
     if (at !== undefined) return this.#ask(prom);
     const t = this.now();
     if (!this.#live || t - this.#live.at >= RULES_RECHECK_MS) this.#live = { at: t, answer: this.#ask(prom) };
     return this.#live.answer;
   }
 
-  async #ask(prom: PrometheusClient): Promise<boolean> {
+  async #ask(prom: PrometheusClient): Promise<LoadedRules> {
     try {
-      const rows = await prom.query(`${markerName(this.prefix)}{version="${RULES_VERSION}"}`);
-      return rows.length > 0;
+      const [window, now] = await Promise.all([
+        prom.query(`${markerName(this.prefix)}{version="${RULES_VERSION}"}`),
+        prom.query(nowMarkerName(this.prefix)),
+      ]);
+      return { window: window.length > 0, now: window.length > 0 && now.length > 0 };
     } catch {
-      return false;
+      return { window: false, now: false };
     }
   }
 }

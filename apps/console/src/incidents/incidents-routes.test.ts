@@ -238,6 +238,23 @@ test("list: newest first, 50 per page over ties, status filter, cursor 400s", as
     assert.deepEqual(resolved.sizes, [40]);
     assert.ok(resolved.seen.every((i) => i.status === "resolved" && i.resolvedAt !== null));
     assert.equal((await e.admin.request("GET", "/api/v1/incidents")).status, 200, "status defaults to all");
+    // the words spec §4.3 uses (All / Open / Resolved), in any case, filter as the lowercase ones do
+    const same = async (word: string, want: { seen: Incident[] }) => {
+      const r = await e.admin.request("GET", `/api/v1/incidents?status=${word}`);
+      assert.equal(r.status, 200, `${word}: ${JSON.stringify(r.body)}`);
+      const ids = (r.body as { incidents: Incident[] }).incidents.map((i) => i.id);
+      assert.deepEqual(
+        ids,
+        want.seen.slice(0, ids.length).map((i) => i.id),
+        word,
+      );
+      assert.equal(ids.length, Math.min(50, want.seen.length), word);
+    };
+    await same("Open", open);
+    await same("All", all);
+    await same("Resolved", resolved);
+    await same("OPEN", open);
+    await same("rEsOlVeD", resolved);
 
     for (const q of ["status=Closed", "cursor=!!", "cursor=bm9wZQ", "at=yesterday"])
       assert.equal((await e.admin.request("GET", `/api/v1/incidents?${q}`)).status, 400, q);

@@ -4,6 +4,7 @@
  * HTTP request the answer is read once.
  */
 import type { FastifyRequest } from "fastify";
+import type { AuthCache } from "../auth/auth-cache.ts";
 import type { Principal } from "../auth/principal.ts";
 import type { ConsoleConfig } from "../config/schema.ts";
 import type { Store } from "../store/store.ts";
@@ -15,6 +16,8 @@ export class AccessLoader {
   constructor(
     private readonly auth: ConsoleConfig["auth"],
     private readonly store: Store | undefined,
+    /** keeps resolved access for a short while (revocations empty it) */
+    private readonly cache?: AuthCache,
   ) {}
 
   /** The access of `p` making `req`, read once per request. */
@@ -35,11 +38,18 @@ export class AccessLoader {
       groupRoles: this.auth.groupRoles,
     };
     if (!this.store || p.kind === "anonymous" || p.kind === "token") return resolveAccess(p, policy, [], []);
-    const subjects = [p.subject, ...p.groups.map((g) => `group:${g}`)];
-    const [bindings, custom] = await Promise.all([
-      this.store.listBindingsFor(subjects),
-      this.store.listCustomRoles(),
-    ]);
-    return resolveAccess(p, policy, bindings, custom);
+    const store = this.store;
+    const read = async () => {
+      const subjects = [p.subject, ...p.groups.map((g) => `group:${g}`)];
+      const [bindings, custom] = await Promise.all([
+        store.listBindingsFor(subjects),
+        store.listCustomRoles(),
+      ]);
+      return resolveAccess(p, policy, bindings, custom);
+    };
+    const c = this.cache;
+    if (!c) return read();
+    const got = await c.through(c.access, JSON.stringify([p.kind, p.subject, p.groups]), read);
+    return got ?? read();
   }
 }

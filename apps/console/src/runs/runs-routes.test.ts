@@ -195,3 +195,71 @@ test("anonymous callers: 10 runs or pair checks per address per minute, then 429
     await dbs.close();
   }
 });
+
+test("each scheduled round is a run with origin schedule, listed beside manual runs and purged past retention", async () => {
+  const e = await envs.env(
+    "local",
+    `  retentionDays: 1\ncontroller:\n  url: http://127.0.0.1:${controller.httpPort}\n`,
+  );
+  try {
+    const target = await w(e.admin, "POST", "/api/v1/targets", { name: "db", address: "198.18.9.9:5432" });
+    assert.equal(target.status, 201, JSON.stringify(target.body));
+    const targetId = (target.body as { id: string }).id;
+    const check = await w(e.admin, "POST", "/api/v1/checks", {
+      name: "pg",
+      targetId,
+      type: "tcp",
+      sources: { nodes: ["node-1"], zones: [] },
+    });
+    assert.equal(check.status, 201, JSON.stringify(check.body));
+    const schedule = await w(e.admin, "POST", "/api/v1/schedules", {
+      name: "every minute",
+      definitionId: (check.body as { id: string }).id,
+      kind: "check",
+      intervalSeconds: 60,
+    });
+    assert.equal(schedule.status, 201, JSON.stringify(schedule.body));
+    const scheduleId = (schedule.body as { id: string }).id;
+    const manual = await w(e.admin, "POST", "/api/v1/runs", {
+      type: "tcp",
+      pairs: [{ source: "node-1", destination: "node-2" }],
+    });
+    assert.equal(manual.status, 201);
+
+    // the schedule's first round is due at once: the sweep (every 5 s) runs it and records it as a run
+    const scheduled = await eventually(
+      "a run recorded for the schedule's round",
+      async () => {
+        const list = (await w(e.admin, "GET", "/api/v1/runs")).body as { runs: Run[] };
+        return list.runs.find((r) => r.origin === "schedule" && r.status !== "running");
+      },
+      30_000,
+    );
+    assert.equal(scheduled.status, "completed", JSON.stringify(scheduled));
+    assert.deepEqual(scheduled.schedule, { id: scheduleId, name: "every minute" });
+    assert.deepEqual(scheduled.target, { id: targetId, name: "db" });
+    assert.equal(scheduled.error, null);
+    assert.equal(scheduled.spec.type, "tcp");
+    assert.deepEqual(
+      scheduled.pairs.map((p) => [p.source, p.destination, p.state, p.samples, p.successes]),
+      [["node-1", "db", "completed", 1, 1]],
+    );
+    assert.match(scheduled.createdBy, /every minute/);
+    const byId = (await w(e.admin, "GET", `/api/v1/runs/${scheduled.id}`)).body as Run;
+    assert.equal(byId.origin, "schedule");
+    const manualRun = (await w(e.admin, "GET", `/api/v1/runs/${(manual.body as Run).id}`)).body as Run;
+    assert.equal(manualRun.origin, "manual");
+    assert.equal(manualRun.schedule, null);
+
+    // retention (database.retentionDays: 1): two days on, the scheduled round is purged with the history; a run
+    // started by hand is an operator's record and stays
+    const now = e.clock.t;
+    e.clock.t = Math.max(Date.now(), now) + 2 * 86_400_000;
+    await e.server.purgeHistory();
+    e.clock.t = now;
+    assert.equal((await w(e.admin, "GET", `/api/v1/runs/${scheduled.id}`)).status, 404);
+    assert.equal((await w(e.admin, "GET", `/api/v1/runs/${(manual.body as Run).id}`)).status, 200);
+  } finally {
+    await e.server.stop();
+  }
+});

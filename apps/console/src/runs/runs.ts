@@ -13,9 +13,12 @@
  * replica's sweep (at start and every leaseMs/3) ends a running run whose lease lapsed as `interrupted`, so a run
  * in flight when its console stopped ends within one lease instead of hanging. stop() ends this replica's own
  * runs `interrupted` at once. All timing goes through the injected Scheduler (virtual in tests).
+ *
+ * Schedules' rounds are stored here too, ended (recordScheduled, `origin: "schedule"`), and purged past the history
+ * retention (purgeScheduled); runs started by hand are operators' records and are kept.
  */
 import { randomUUID } from "node:crypto";
-import type { Run, RunPair, RunSpec, RunStatus, StoredRunSpec } from "@svc/contract";
+import type { Run, RunPair, RunProbeType, RunRef, RunSpec, RunStatus, StoredRunSpec } from "@svc/contract";
 import { NotFoundError } from "../errors.ts";
 import type { Scheduler } from "../events/ingester.ts";
 import type { DiagnosticsAnswer } from "../fleet/controller-client.ts";
@@ -41,6 +44,10 @@ function toRun(r: Row): Run {
     createdAt: iso(num(r.created_at)),
     finishedAt: r.finished_at === null || r.finished_at === undefined ? null : iso(num(r.finished_at)),
     pairs: json<RunPair[]>(r.pairs),
+    origin: String(r.origin ?? "manual") === "schedule" ? "schedule" : "manual",
+    schedule: r.schedule === null || r.schedule === undefined ? null : json<RunRef>(r.schedule),
+    target: r.target === null || r.target === undefined ? null : json<RunRef>(r.target),
+    error: r.error === null || r.error === undefined ? null : String(r.error),
   };
   if (spec.plannedSampleIntervalNs !== undefined) run.plannedSampleIntervalNs = spec.plannedSampleIntervalNs;
   if (spec.plannedSamplesPerPair !== undefined) run.plannedSamplesPerPair = spec.plannedSamplesPerPair;
@@ -70,6 +77,25 @@ interface Active {
   startedAt: number;
   timer: { cancel(): void } | undefined;
   busy: Promise<void> | undefined;
+}
+
+/** One ended round of a schedule, as Runs.recordScheduled stores it. */
+export interface ScheduledRound {
+  type: RunProbeType;
+  schedule: RunRef;
+  target: RunRef | null;
+  /** one pair per agent asked, its destination the target's name */
+  pairs: RunPair[];
+  /** why the round could not probe at all, else null */
+  error: string | null;
+  startedAt: number;
+  finishedAt: number;
+}
+
+/** A finished run's status from its pairs: completed when none failed, failed when all (or none ran), else partial. */
+export function endStatus(pairs: readonly RunPair[]): RunStatus {
+  const failed = pairs.filter((p) => p.state === "failed").length;
+  return pairs.length === 0 || failed === pairs.length ? "failed" : failed === 0 ? "completed" : "partial";
 }
 
 /** Creates, executes, lists and recovers runs. */
@@ -203,6 +229,52 @@ export class Runs {
     return this.get(id);
   }
 
+  /**
+   * Stores a schedule's ended round as a run (`origin: "schedule"`, created by `schedule "<name>"`): the runs list,
+   * the pages reading it and the investigation then show what the schedule did. Not audited (nobody acted).
+   */
+  async recordScheduled(round: ScheduledRound): Promise<Run> {
+    const spec: StoredRunSpec = {
+      type: round.type,
+      pairs: round.pairs.map((p) => ({ source: p.source, destination: p.destination })),
+      durationSeconds: 0,
+    };
+    const [r] = await this.o.db.query(
+      `INSERT INTO runs (id, spec, status, created_by, created_at, finished_at, pairs, origin, schedule, target, error)
+       VALUES ($1, $2::jsonb, $3, $4, $5, $6, $7::jsonb, 'schedule', $8::jsonb, $9::jsonb, $10) RETURNING *`,
+      [
+        randomUUID(),
+        JSON.stringify(spec),
+        endStatus(round.pairs),
+        `schedule ${JSON.stringify(round.schedule.name)}`,
+        round.startedAt,
+        round.finishedAt,
+        JSON.stringify(round.pairs),
+        JSON.stringify(round.schedule),
+        round.target === null ? null : JSON.stringify(round.target),
+        round.error,
+      ],
+    );
+    if (!r) throw new Error("insert returned no row");
+    return toRun(r);
+  }
+
+  /** Deletes the schedules' rounds created before `cutoff` (the history retention); resolves with how many. */
+  async purgeScheduled(cutoff: number): Promise<number> {
+    let total = 0;
+    for (;;) {
+      const n = (
+        await this.o.db.query(
+          `DELETE FROM runs WHERE id IN (
+             SELECT id FROM runs WHERE origin = 'schedule' AND created_at < $1 LIMIT 10000) RETURNING 1`,
+          [cutoff],
+        )
+      ).length;
+      total += n;
+      if (n < 10_000) return total;
+    }
+  }
+
   async list(limit: number): Promise<Run[]> {
     const rows = await this.o.db.query("SELECT * FROM runs ORDER BY created_at DESC, id DESC LIMIT $1", [
       limit,
@@ -245,8 +317,7 @@ export class Runs {
       this.active.delete(a.run.id);
       // a pair the controller never answered for (unreachable every time) took no sample: failed, not completed
       for (const p of a.run.pairs) if (p.state !== "failed") p.state = p.samples > 0 ? "completed" : "failed";
-      const failed = a.run.pairs.filter((p) => p.state === "failed").length;
-      await this.finish(a, failed === 0 ? "completed" : failed === a.run.pairs.length ? "failed" : "partial");
+      await this.finish(a, endStatus(a.run.pairs));
       return;
     }
     await this.persist(a);

@@ -315,6 +315,17 @@ CREATE TABLE incident_transitions (
 CREATE INDEX incident_transitions_at ON incident_transitions (incident_id, at DESC, seq DESC);
 `,
   },
+  {
+    version: 11,
+    name: "scheduled runs",
+    sql: `
+ALTER TABLE runs ADD COLUMN origin text NOT NULL DEFAULT 'manual';
+ALTER TABLE runs ADD COLUMN schedule jsonb;
+ALTER TABLE runs ADD COLUMN target jsonb;
+ALTER TABLE runs ADD COLUMN error text;
+CREATE INDEX runs_scheduled ON runs (created_at) WHERE origin = 'schedule';
+`,
+  },
 ];
 
 /** Thrown when the database was migrated by a newer console than this one. */

@@ -48,6 +48,10 @@ export function openPostgres(opts: PostgresOptions): Db {
       .query(`CREATE SCHEMA IF NOT EXISTS ${quoteIdent(opts.schema)}`)
       .then(() => undefined)
       .catch((e: unknown) => {
+        // replicas creating a missing schema at the same moment: IF NOT EXISTS checks before it inserts, so the
+        // others lose on the catalog's unique index (23505) or see it made (42P06); the schema exists either way
+        const code = (e as { code?: unknown }).code;
+        if (code === "23505" || code === "42P06") return;
         schemaReady = undefined;
         throw e;
       });

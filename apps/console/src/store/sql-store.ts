@@ -2,7 +2,8 @@
 import { randomUUID } from "node:crypto";
 import { ConflictError } from "../errors.ts";
 import { insertAudit } from "./audit-row.ts";
-import type { Db, SqlExecutor } from "./db.ts";
+import type { Db, Row, SqlExecutor } from "./db.ts";
+import { ReadBatch } from "./read-batch.ts";
 import { isUniqueViolation, json, num, toBinding, toSession, toToken, toUser } from "./rows.ts";
 import type {
   AuditRow,
@@ -26,8 +27,15 @@ export function localSubject(userId: string): string {
 /** The Store over `db`. Call migrate(db) before use. */
 export class SqlStore implements Store {
   readonly kind: "postgres" | "pglite";
+  /** the settings pages' whole-table reads, batched per statement (read-batch.ts) */
+  private readonly lists = new ReadBatch<Row[]>();
   constructor(private readonly db: Db) {
     this.kind = db.kind;
+  }
+
+  /** Rows of a parameterless whole-table read, from a read started after this call. */
+  private list(sql: string): Promise<Row[]> {
+    return this.lists.run(sql, () => this.db.query(sql));
   }
 
   async ping(): Promise<void> {
@@ -91,7 +99,7 @@ export class SqlStore implements Store {
   }
 
   async listUsers(): Promise<UserRecord[]> {
-    return (await this.db.query("SELECT * FROM users ORDER BY username")).map(toUser);
+    return (await this.list("SELECT * FROM users ORDER BY username")).map(toUser);
   }
 
   async setPasswordHash(id: string, hash: string, changedAt: number): Promise<void> {
@@ -111,7 +119,7 @@ export class SqlStore implements Store {
   async listBindings(subject?: string): Promise<RoleBinding[]> {
     const rows =
       subject === undefined
-        ? await this.db.query("SELECT * FROM role_bindings ORDER BY subject, role")
+        ? await this.list("SELECT * FROM role_bindings ORDER BY subject, role")
         : await this.db.query("SELECT * FROM role_bindings WHERE subject = $1 ORDER BY role", [subject]);
     return rows.map(toBinding);
   }
@@ -126,7 +134,7 @@ export class SqlStore implements Store {
   }
 
   async listCustomRoles(): Promise<CustomRole[]> {
-    const rows = await this.db.query("SELECT * FROM custom_roles ORDER BY name");
+    const rows = await this.list("SELECT * FROM custom_roles ORDER BY name");
     return rows.map((r) => ({
       name: String(r.name),
       permissions: json<string[]>(r.permissions),
@@ -226,7 +234,7 @@ export class SqlStore implements Store {
   }
 
   async listTokens(): Promise<TokenRecord[]> {
-    return (await this.db.query("SELECT * FROM api_tokens ORDER BY created_at DESC, id")).map(toToken);
+    return (await this.list("SELECT * FROM api_tokens ORDER BY created_at DESC, id")).map(toToken);
   }
 
   revokeToken(id: string, now: number, audit?: NewAuditRow): Promise<boolean> {

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import pg from "pg";
 import { quoteIdent } from "./db.ts";
-import { migrate } from "./migrations.ts";
+import { MIGRATIONS, migrate } from "./migrations.ts";
 import { openPostgres } from "./postgres.ts";
 import { SqlStore } from "./sql-store.ts";
 import { type Backend, schemaName, storeSuite } from "./store-suite.ts";
@@ -29,6 +29,30 @@ if (skip) test("postgres store suite", { skip }, () => {});
 else {
   storeSuite("postgres", () => backend);
   tokenSuite("postgres", () => backend);
+
+  test("postgres: replicas starting together on a fresh schema all come up and migrate it once between them", async () => {
+    for (let round = 0; round < 5; round++) {
+      const schema = schemaName();
+      const dbs = await Promise.all(Array.from({ length: 8 }, () => backend.open(schema)));
+      try {
+        // each replica's first statement creates the schema if it is missing, all at the same moment
+        const settled = await Promise.allSettled(dbs.map((db) => migrate(db)));
+        const failed = settled.flatMap((r) => (r.status === "rejected" ? [String(r.reason)] : []));
+        assert.deepEqual(failed, [], `round ${round}: replicas that did not come up`);
+        // between them they applied every migration once (migrate() answers the versions it applied)
+        const versions = settled
+          .flatMap((r) => (r.status === "fulfilled" ? r.value : []))
+          .sort((a, b) => a - b);
+        assert.deepEqual(
+          versions,
+          MIGRATIONS.map((m) => m.version),
+        );
+      } finally {
+        await Promise.all(dbs.map((db) => db.close()));
+        await backend.drop(schema);
+      }
+    }
+  });
 
   test("postgres: a transaction whose connection dies mid-way leaves nothing", async () => {
     const schema = schemaName();

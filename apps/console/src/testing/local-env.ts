@@ -28,7 +28,7 @@ export interface LocalEnv {
 
 /** Makes LocalEnvs. */
 export interface LocalEnvs {
-  /** a console in `mode` (local: admin signed in); `extra` YAML is appended */
+  /** a console in `mode` (local: admin signed in); `extra` YAML is appended after the `database:` block */
   env(mode?: string, extra?: string, serverOptions?: Partial<ConsoleServerOptions>): Promise<LocalEnv>;
   close(): Promise<void>;
 }
@@ -70,8 +70,9 @@ export async function localEnvs(): Promise<LocalEnvs> {
   writeFileSync(passwordFile, ADMIN_PW);
   const keyFile = join(dir, "webhook-key");
   writeFileSync(keyFile, randomBytes(32).toString("base64"));
+  // `database:` comes last, so an `extra` starting with an indented line (e.g. `  retentionDays: 1`) adds to it
   const yaml = (mode: string, extra: string) =>
-    `auth:\n  mode: ${mode}\n  local:\n    bootstrapAdmin: admin\n    bootstrapPasswordFile: ${passwordFile}\ndatabase:\n  url: pglite:memory\nwebhooks:\n  encryptionKeyFile: ${keyFile}\n${extra}`;
+    `auth:\n  mode: ${mode}\n  local:\n    bootstrapAdmin: admin\n    bootstrapPasswordFile: ${passwordFile}\nwebhooks:\n  encryptionKeyFile: ${keyFile}\ndatabase:\n  url: pglite:memory\n${extra}`;
   return {
     async env(mode = "local", extra = "", serverOptions?: Partial<ConsoleServerOptions>) {
       const { db } = await dbs.fresh();

@@ -18,8 +18,25 @@ export interface HttpApiDeps {
 /** Body and type of the answer a standby replica gives on leader-only routes (spec §4.2). */
 export const NOT_LEADER_BODY = NOT_LEADER;
 
-/** Registers the routes both listeners serve: /healthz, /readyz, /metrics. */
-export function addProbeRoutes(app: FastifyInstance, deps: Pick<HttpApiDeps, "metrics" | "ready">): void {
+/** Path of the leader's readiness (both listeners): what the chart's readinessProbe asks, so the Service sends
+ * agents and the console to the leader only. `/readyz` keeps its spec §4.2 meaning (gRPC bound). */
+export const LEADER_READY_PATH = "/readyz/leader";
+
+/**
+ * Registers the routes both listeners serve: /healthz, /readyz, /metrics, and /readyz/leader: 200 `leader` while
+ * this replica leads with gRPC bound, else 503 `not the leader` (or `grpc server not bound`), text/plain.
+ */
+export function addProbeRoutes(
+  app: FastifyInstance,
+  deps: Pick<HttpApiDeps, "metrics" | "ready" | "isLeader">,
+): void {
+  app.get(LEADER_READY_PATH, async (_req, reply) => {
+    const why = !deps.ready() ? "grpc server not bound" : !deps.isLeader() ? NOT_LEADER : undefined;
+    return reply
+      .code(why === undefined ? 200 : 503)
+      .type("text/plain; charset=utf-8")
+      .send(why ?? "leader");
+  });
   app.get("/healthz", async (_req, reply) => reply.type("text/plain; charset=utf-8").send("ok"));
   app.get("/readyz", async (_req, reply) => {
     const ready = deps.ready();
@@ -76,7 +93,7 @@ export function createHttpApi(deps: HttpApiDeps): FastifyInstance {
 }
 
 /** The controller's listener on `metricsPort`: /metrics, /healthz, /readyz. */
-export function createMetricsApi(deps: Pick<HttpApiDeps, "metrics" | "ready">): FastifyInstance {
+export function createMetricsApi(deps: Pick<HttpApiDeps, "metrics" | "ready" | "isLeader">): FastifyInstance {
   const app = createApp();
   addProbeRoutes(app, deps);
   return app;

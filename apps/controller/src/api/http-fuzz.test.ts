@@ -47,6 +47,7 @@ interface Documented {
 const DOCUMENTED: Record<string, Documented> = {
   "/healthz": { statuses: [200], style: "json", body: "none" },
   "/readyz": { statuses: [200], style: "json", body: "none" },
+  "/readyz/leader": { statuses: [200], style: "json", body: "none" },
   "/metrics": { statuses: [200], style: "json", body: "none" },
   "/api/v1/topology": { statuses: [200], style: "json", body: "none" },
   "/api/v1/version": { statuses: [200], style: "json", body: "none" },

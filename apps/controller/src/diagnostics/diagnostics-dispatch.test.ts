@@ -16,6 +16,9 @@ const c = new Controller({
   grpcHost: "127.0.0.1",
   httpHost: "127.0.0.1",
   isLeader: () => leader,
+  // leadership flips for the length of one check here, to see that check answered 503; a real loss (which ends
+  // the agents' streams and forgets the registry) is leader-failover's subject, so it is not followed here
+  leadershipPollMs: 3_600_000,
 });
 let handler: TaskHandler = () => ({ success: true });
 const agents: TaskAgent[] = [];

@@ -22,6 +22,11 @@ export interface DiagnosticRequest {
   destinationKind: "node" | "external";
   /** set for external destinations */
   destinationAddress: string;
+  /**
+   * optional extension (docs/decisions.md): the external destination's port, 1-65535; 0 when not sent (the check's
+   * default port, spec §4.2)
+   */
+  destinationPort: number;
   /** optional extension: type parameters passed to the agent (dns `query`, http `url`, `method`, ...) */
   params: Record<string, unknown>;
 }
@@ -48,7 +53,7 @@ function isRecord(v: unknown): v is Record<string, unknown> {
  * Validates the body (spec §4.2), parsed or as JSON text (parsed with parseJsonText): JSON object; `source`, `destination`, `type` required non-empty strings;
  * `type` one of PROBE_TYPES; `plane` only `pod`; `destinationKind` `node` (default) or `external`; external only
  * for tcp/icmp/mtr (the reason names what to use instead) and with a non-empty `destinationAddress`; optional
- * `params` must be an object. Every failure is an InvalidInputError.
+ * `destinationPort` (an extension: an integer 1-65535, only with `external`); optional `params` must be an object. Every failure is an InvalidInputError.
  */
 export function parseDiagnosticBody(raw: unknown): Parsed {
   let body: unknown = raw;
@@ -89,6 +94,15 @@ export function parseDiagnosticBody(raw: unknown): Parsed {
     }
     address = a.trim();
   }
+  const port = body.destinationPort;
+  if (port !== undefined) {
+    if (kind !== "external")
+      return bad(
+        "destinationPort is read only with destinationKind \"external\" (a node's port is its agent's)",
+      );
+    if (typeof port !== "number" || !Number.isInteger(port) || port < 1 || port > 65535)
+      return bad(`destinationPort must be an integer 1-65535, got ${JSON.stringify(port).slice(0, 40)}`);
+  }
   const params = body.params ?? {};
   if (!isRecord(params)) return bad("params must be an object");
   return {
@@ -99,6 +113,7 @@ export function parseDiagnosticBody(raw: unknown): Parsed {
       type: type as ProbeType,
       destinationKind: kind,
       destinationAddress: address,
+      destinationPort: port ?? 0,
       params,
     },
   };

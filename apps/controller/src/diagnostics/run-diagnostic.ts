@@ -1,5 +1,5 @@
 import { performance } from "node:perf_hooks";
-import { EXTERNAL_CHECKS_CAPABILITY, EXTERNAL_ZONE } from "@svc/protocol";
+import { checkPort, EXTERNAL_CHECKS_CAPABILITY, EXTERNAL_ZONE } from "@svc/protocol";
 import {
   type ControllerError,
   NotFoundError,
@@ -47,8 +47,8 @@ function refuse(error: ControllerError, result?: CheckResult): DiagnosticOutcome
  * Runs one validated diagnostic (spec §4.2) after the leader check: 404 no agent on the source (or, for a node
  * destination, destination) node; 501 when the source lists planes without `plane:<type>` (an agent listing no
  * planes runs every plane), or lacks `external-checks` for an external destination; dispatch to the source
- * agent (node destinations at the destination agent's podIP and reported httpPort for tcp / udpPort for udp and
- * pmtu, 0 = the agent's default); 404 no active task stream, 502 other dispatch failures, 504 timeout; 503 when
+ * agent (the port from checkPort: an external destination's `destinationPort`, else the check's default; a node
+ * destination's podIP at its agent's reported httpPort for tcp / udpPort for udp and pmtu, 0 = the agent's default); 404 no active task stream, 502 other dispatch failures, 504 timeout; 503 when
  * this replica is no longer the leader once the dispatch ends (the result, if any, is still returned in
  * `result` for the events).
  */
@@ -71,7 +71,7 @@ export async function runDiagnostic(
     );
   }
   let address = req.destinationAddress;
-  let port = 0;
+  let port = checkPort(req.type, { kind: "external", port: req.destinationPort });
   let destZone = EXTERNAL_ZONE;
   if (req.destinationKind === "external") {
     if (!src.capabilities.includes(EXTERNAL_CHECKS_CAPABILITY)) {
@@ -88,8 +88,7 @@ export async function runDiagnostic(
       return refuse(new NotFoundError(`no agent on destination node ${req.destination}`));
     address = dst.address;
     destZone = dst.zone;
-    if (req.type === "tcp" || req.type === "http") port = dst.httpPort;
-    if (req.type === "udp" || req.type === "pmtu") port = dst.udpPort;
+    port = checkPort(req.type, { kind: "node", httpPort: dst.httpPort, udpPort: dst.udpPort });
   }
   const parties: CheckParties = {
     type: req.type,

@@ -29,6 +29,8 @@ export class EventBus implements EventPublisher {
   readonly #rings = new Map<string, EventMessage[]>();
   readonly #seq = new Map<string, number>();
   readonly #subscribers = new Set<EventSubscriber>();
+  /** sequence numbers of this bus's current run start after this */
+  #base = 0;
 
   constructor(opts: EventBusOptions) {
     this.enabled = opts.enabled;
@@ -40,7 +42,7 @@ export class EventBus implements EventPublisher {
   publish(event: DomainEvent): void {
     if (!this.enabled) return;
     const topic = TOPIC_OF[event.type];
-    const seq = (this.#seq.get(topic) ?? 0) + 1;
+    const seq = this.lastSeq(topic) + 1;
     this.#seq.set(topic, seq);
     const message: EventMessage = {
       topic,
@@ -62,17 +64,38 @@ export class EventBus implements EventPublisher {
     for (const s of this.#subscribers) s.push(message);
   }
 
-  /** Last sequence number issued on a topic (0 = none yet). */
+  /** Last sequence number issued on a topic (the run's base when none yet). */
   lastSeq(topic: string): number {
-    return this.#seq.get(topic) ?? 0;
+    return this.#seq.get(topic) ?? this.#base;
   }
 
-  /** Adds a subscriber, replaying per `after`; returns the unsubscribe function. */
+  /**
+   * Starts a new run of sequence numbers after `base` on every topic and forgets the rings: this replica became
+   * the leader, and the base (its time, in µs) lies beyond any sequence number an earlier leader issued, so a
+   * cursor of an earlier leader is recognisable as one (see subscribe).
+   */
+  restart(base: number): void {
+    this.#base = base;
+    this.#seq.clear();
+    this.#rings.clear();
+  }
+
+  /**
+   * Adds a subscriber, replaying per `after`; returns the unsubscribe function. A cursor this run did not issue
+   * (at or below its base, or ahead of its last event: another leader's, or this process's before a restart) means
+   * events may have been lost in between, how many is unknown: the whole ring is replayed and the first event
+   * delivered on that topic carries `missed` + 1 (spec §6.2: a gap is reported as possible loss).
+   */
   subscribe(sink: EventSink, after: Record<string, number> = {}): () => void {
     const sub = new EventSubscriber(sink, this.#maxQueued);
     for (const topic of EVENT_TOPICS) {
       const cursor = after[topic];
       if (cursor === undefined) continue;
+      if ((this.#base > 0 && cursor <= this.#base) || cursor > this.lastSeq(topic)) {
+        sub.markMissed(topic, 1);
+        for (const e of this.#rings.get(topic) ?? []) sub.push(e);
+        continue;
+      }
       for (const e of this.#replay(topic, cursor)) sub.push(e);
     }
     this.#subscribers.add(sub);

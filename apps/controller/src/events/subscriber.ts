@@ -41,6 +41,11 @@ export class EventSubscriber {
     this.#flush();
   }
 
+  /** The next event of `topic` delivered carries `n` more in `missed` (events lost before it). */
+  markMissed(topic: string, n: number): void {
+    this.#addMissed(topic, n);
+  }
+
   /** Events waiting for the sink to drain. */
   get queued(): number {
     return this.#queue.length;

@@ -18,6 +18,14 @@ export interface RegisteredAgent {
   registeredAt: number;
   /** ms since epoch of the last registration or heartbeat */
   lastSeen: number;
+  /**
+   * Who registered it (identity/caller.ts CallerIdentity.key: a pod uid, a gateway certificate, or a source
+   * address); heartbeats, streams, re-registration and Deregister are accepted from this identity only. "" when
+   * registered without one (tests driving the registry directly).
+   */
+  owner: string;
+  /** the registering pod (Kubernetes mode): a takeover from another pod is allowed once this one is gone */
+  ownerPod?: { name: string; uid: string };
 }
 
 /** A validated registration, before the registry resolves id and zone. */

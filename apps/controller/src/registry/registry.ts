@@ -31,6 +31,10 @@ export interface RegisterOptions {
    * address no longer belongs to a pod on that node). Default: never.
    */
   holderIsStale?: (holder: RegisteredAgent) => boolean;
+  /** the identity registering (RegisteredAgent.owner); default "" */
+  owner?: string;
+  /** the registering pod, in Kubernetes mode */
+  ownerPod?: { name: string; uid: string };
 }
 
 /**
@@ -126,6 +130,8 @@ export class AgentRegistry {
       version: reg.version,
       registeredAt: now,
       lastSeen: now,
+      owner: opts.owner ?? "",
+      ...(opts.ownerPod ? { ownerPod: { ...opts.ownerPod } } : {}),
     };
     this.#agents.set(id, agent);
     this.#byNode.set(agent.nodeName, id);
@@ -175,6 +181,27 @@ export class AgentRegistry {
     this.#logger.info({ agentId, nodeName: agent.nodeName }, "agent deregistered");
     this.#emit({ kind: "deregistered", agent });
     return true;
+  }
+
+  /** The identity that registered `agentId` (RegisteredAgent.owner); undefined when it is not registered. */
+  ownerOf(agentId: string): string | undefined {
+    return this.#agents.get(agentId)?.owner;
+  }
+
+  /** Whether `agent` has not been heard from within the TTL (an eviction is due). */
+  expired(agent: RegisteredAgent): boolean {
+    return this.#now() - agent.lastSeen > this.#ttlMs;
+  }
+
+  /**
+   * Forgets every agent, each announced as deregistered (this replica stopped leading: the new leader rebuilds
+   * its registry as the agents register there).
+   */
+  clear(): void {
+    for (const agent of [...this.#agents.values()]) {
+      this.#remove(agent);
+      this.#emit({ kind: "deregistered", agent });
+    }
   }
 
   /** The agent holding this node name, if any. */

@@ -16,6 +16,8 @@ export type ValidationResult =
 export interface ValidateOptions {
   /** accept loopback advertise addresses (local lab without root) */
   allowLoopback: boolean;
+  /** IPv4 prefixes whose directed broadcast address is refused too (see advertiseAddressProblem) */
+  knownPrefixes?: readonly string[];
 }
 
 const PORT_FIELDS = ["http_port", "udp_port", "metrics_port"] as const;
@@ -31,7 +33,8 @@ function quote(value: string): string {
 /**
  * Checks a registration at the gRPC boundary: node name non-empty; every string, the labels and the capabilities
  * within REGISTRATION_LIMITS and free of control characters; advertise address an IP literal that is not
- * unspecified, loopback (unless allowed), link-local, multicast or broadcast; each port 0 (not reported) to
+ * unspecified, loopback (unless allowed), link-local, multicast or broadcast, in any IPv6 form of the IPv4
+ * address it stands for; each port 0 (not reported) to
  * 65535. Error reasons quote at most 64 characters of a refused value.
  */
 export function validateRegistration(req: RegisterRequest, opts: ValidateOptions): ValidationResult {
@@ -52,7 +55,7 @@ export function validateRegistration(req: RegisterRequest, opts: ValidateOptions
     capabilitiesProblem(capabilities);
   if (problem !== undefined) return { ok: false, ...problem };
   const address = req.advertise_address ?? "";
-  const addressProblem = advertiseAddressProblem(address);
+  const addressProblem = advertiseAddressProblem(address, { knownPrefixes: opts.knownPrefixes ?? [] });
   if (addressProblem !== undefined && !(addressProblem === "loopback" && opts.allowLoopback)) {
     return {
       ok: false,

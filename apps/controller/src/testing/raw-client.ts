@@ -1,3 +1,4 @@
+import { bearerInterceptor } from "@svc/controller-client";
 import {
   type AgentServiceClient,
   createAgentServiceClient,
@@ -16,6 +17,8 @@ export function registerRequest(over: Partial<RegisterRequest> = {}): RegisterRe
 /** Test helper: an open WatchPeers stream that records every PeerList it receives. */
 export interface PeerWatch {
   lists: PeerList[];
+  /** how the stream failed (e.g. PERMISSION_DENIED), once it has */
+  error(): grpc.ServiceError | undefined;
   /** resolves once the latest list received matches `pred`; rejects after `timeoutMs` */
   waitFor(pred: (l: PeerList) => boolean, timeoutMs?: number): Promise<PeerList>;
   cancel(): void;
@@ -25,8 +28,23 @@ export interface PeerWatch {
 export class RawAgentClient {
   readonly client: AgentServiceClient;
 
-  constructor(port: number) {
-    this.client = createAgentServiceClient(`127.0.0.1:${port}`, grpc.credentials.createInsecure());
+  /**
+   * `token`: sent as `authorization: Bearer <token>` with every call (an agent's ServiceAccount token); `host`:
+   * the controller's address to dial (default 127.0.0.1; `[::1]` reaches a dual-stack listener from another
+   * source address)
+   */
+  constructor(port: number, opts: { token?: string; host?: string } = {}) {
+    const token = opts.token;
+    this.client = createAgentServiceClient(
+      `${opts.host ?? "127.0.0.1"}:${port}`,
+      grpc.credentials.createInsecure(),
+      {
+        // a connection of its own (grpc-js shares subchannels between clients of one target by default, so a
+        // new client would inherit another's reconnect backoff)
+        "grpc.use_local_subchannel_pool": 1,
+        ...(token === undefined ? {} : { interceptors: [bearerInterceptor(() => token)] }),
+      },
+    );
   }
 
   register(req: RegisterRequest): Promise<RegisterResponse> {
@@ -56,14 +74,19 @@ export class RawAgentClient {
   watch(agentId: string): PeerWatch {
     const call = this.client.WatchPeers({ agent_id: agentId });
     const lists: PeerList[] = [];
+    let failure: grpc.ServiceError | undefined;
     const waiters = new Set<() => void>();
     call.on("data", (l: PeerList) => {
       lists.push(l);
       for (const w of waiters) w();
     });
-    call.on("error", () => {});
+    call.on("error", (err: grpc.ServiceError) => {
+      failure = err;
+      for (const w of waiters) w();
+    });
     return {
       lists,
+      error: () => failure,
       cancel: () => call.cancel(),
       waitFor: (pred, timeoutMs = 5000) =>
         new Promise((resolve, reject) => {
@@ -80,7 +103,11 @@ export class RawAgentClient {
           };
           const timer = setTimeout(() => {
             waiters.delete(waiter);
-            reject(new Error(`no matching peer list within ${timeoutMs} ms; got ${JSON.stringify(lists)}`));
+            reject(
+              new Error(
+                `no matching peer list within ${timeoutMs} ms; got ${JSON.stringify(lists)}${failure ? `; the stream failed: ${failure.code} ${failure.details}` : ""}`,
+              ),
+            );
           }, timeoutMs);
           if (!check()) waiters.add(waiter);
         }),

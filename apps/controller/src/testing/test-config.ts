@@ -12,6 +12,7 @@ export function testConfig(
     eventsEnabled?: boolean;
     external?: { enabled: boolean; allowedCidrs: string[] };
     grpcPort?: number;
+    trustedProxyCidrs?: string[];
   } = {},
 ): SvcConfig {
   const checker = (interval: number, timeout: number) => ({ enabled: true, interval, timeout });
@@ -30,10 +31,15 @@ export function testConfig(
       zone: "",
       tls: { enabled: false, caFile: "", certFile: "", keyFile: "", serverName: "" },
       bootstrapTokenFile: "",
+      identityTokenFile: "",
     },
     controller: {
       leaderElection: false,
       agentTtl: overrides.agentTtl ?? 30_000,
+      // Tests register agents of many addresses from one loopback client: loopback stands for a trusted proxy.
+      // The hostile-agent suite and the source-address tests set [] (as a real deployment has by default).
+      trustedProxyCidrs: overrides.trustedProxyCidrs ?? ["127.0.0.0/8", "::1/128"],
+      agentIdentity: { serviceAccount: "svc-agent", audience: "svc-controller" },
       events: { enabled: overrides.eventsEnabled ?? false },
       prometheusSD: { enabled: true },
       externalGateway: {

@@ -88,6 +88,11 @@ export const KEY_DOCS: Readonly<Record<string, KeyDoc>> = {
     description: "File holding the bearer token for the external gateway.",
     rule: "refused unless TLS is on",
   },
+  "agent.identityTokenFile": {
+    description:
+      "File holding a projected ServiceAccount token (audience `controller.agentIdentity.audience`), sent as `authorization: Bearer` with every call to the controller's in-cluster port. Read again for every Register and stream, so the kubelet's rotation is followed. The chart sets it; outside Kubernetes leave it empty.",
+    rule: "not together with bootstrapTokenFile",
+  },
   "controller.leaderElection": {
     description: "Elect a leader among controller replicas (Kubernetes Lease).",
   },
@@ -95,6 +100,19 @@ export const KEY_DOCS: Readonly<Record<string, KeyDoc>> = {
     description: "How long an agent stays registered without being heard from.",
     rule: "at least 10s",
     duration: true,
+  },
+  "controller.trustedProxyCidrs": {
+    description:
+      "Outside Kubernetes an agent must advertise the address its connection comes from; a connection from these networks (a NAT or proxy between agents and controller) may advertise another.",
+    rule: "each a CIDR with a prefix length",
+  },
+  "controller.agentIdentity.serviceAccount": {
+    description:
+      "Kubernetes mode: the agents' ServiceAccount, in the controller's namespace. A registration whose token reviews as another account is refused.",
+  },
+  "controller.agentIdentity.audience": {
+    description:
+      "Kubernetes mode: the audience the agents' projected tokens are minted for; the controller's TokenReview asks for it.",
   },
   "controller.events.enabled": { description: "Publish the controller's domain event stream." },
   "controller.prometheusSD.enabled": {

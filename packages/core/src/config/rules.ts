@@ -124,6 +124,13 @@ export function applyRules(cfg: SvcConfig): RuleResult {
       "agent.tls",
     );
   }
+  if (cfg.agent.bootstrapTokenFile !== "" && cfg.agent.identityTokenFile !== "") {
+    issue(
+      "agent.identityTokenFile",
+      "set either identityTokenFile (in-cluster port) or bootstrapTokenFile (external gateway), not both",
+      "agent.bootstrapTokenFile",
+    );
+  }
   const gw = cfg.controller.externalGateway.tls;
   pairRule(issue, "controller.externalGateway.tls", gw.certFile, gw.keyFile);
   if (cfg.controller.externalGateway.enabled) {

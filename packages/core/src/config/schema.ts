@@ -81,10 +81,16 @@ export function configSchema(hostname: string) {
         serverName: str().default(""),
       }),
       bootstrapTokenFile: str().default(""),
+      identityTokenFile: str().default(""),
     }),
     controller: section({
       leaderElection: bool().default(true),
       agentTtl: duration(10 * SEC, "must be at least 10s").default(30 * SEC),
+      trustedProxyCidrs: list(cidr()).default([]),
+      agentIdentity: section({
+        serviceAccount: str(true).default("svc-agent"),
+        audience: str(true).default("svc-controller"),
+      }),
       events: section({ enabled: bool().default(false) }),
       prometheusSD: section({ enabled: bool().default(true) }),
       externalGateway: section({

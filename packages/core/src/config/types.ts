@@ -76,11 +76,17 @@ export interface AgentSection {
   zone: string;
   tls: TlsFiles;
   bootstrapTokenFile: string;
+  /** projected ServiceAccount token file sent to the controller's main listener; empty: none */
+  identityTokenFile: string;
 }
 export interface ControllerSection {
   leaderElection: boolean;
   /** ms, >= 10000 */
   agentTtl: number;
+  /** peers that may advertise another address than the connection's (outside Kubernetes) */
+  trustedProxyCidrs: string[];
+  /** Kubernetes mode: the agents' ServiceAccount (in the controller's namespace) and their tokens' audience */
+  agentIdentity: { serviceAccount: string; audience: string };
   events: { enabled: boolean };
   prometheusSD: { enabled: boolean };
   externalGateway: {

@@ -79,3 +79,14 @@ export const overviewQuery = (api: ApiClient, at?: string) =>
     queryFn: () => api.call(c.getOverview, { query: atQuery(at) }),
     ...timing(at),
   });
+
+/** How often the live suspects refetch: they follow the matrices within seconds. */
+export const SUSPECTS_REFRESH_MS = 3_000;
+
+/** GET /api/v1/fleet/suspects: now, as of `at`, or over a window (`from`/`to`). */
+export const suspectsQuery = (api: ApiClient, at?: string, window?: { from: string; to: string }) =>
+  queryOptions({
+    queryKey: ["fleet", "suspects", at ?? "live", window?.from ?? "", window?.to ?? ""],
+    queryFn: () => api.call(c.getSuspects, { query: window ? { ...window } : atQuery(at) }),
+    ...(at || window ? past : { refetchInterval: SUSPECTS_REFRESH_MS, staleTime: 2_000, retry: fleetRetry }),
+  });

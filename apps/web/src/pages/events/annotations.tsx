@@ -1,6 +1,6 @@
 /**
  * Operator annotations in the feed (spec §2.11): rows with badge Note (a point) or Annotation (span) (a range);
- * a form to add one and, for writers, edit and delete on each row.
+ * a form to add one (folded behind an "Add annotation" button) and, for writers, edit and delete on each row.
  */
 import * as c from "@svc/contract";
 import { queryOptions } from "@tanstack/react-query";
@@ -29,8 +29,24 @@ function fromLocalInput(v: string): string | null {
   return Number.isFinite(t) ? new Date(t).toISOString() : null;
 }
 
-/** Adds a note (now, or a span from a start to an end). */
+/**
+ * Adds a note (now, or a span from a start to an end). Folded behind an "Add annotation" button, so the feed starts
+ * at the top of the page; once opened it stays open for the next note until Close.
+ */
 export function AnnotationForm() {
+  const [open, setOpen] = useState(false);
+  if (!open)
+    return (
+      <p>
+        <button type="button" aria-expanded={false} onClick={() => setOpen(true)}>
+          Add annotation
+        </button>
+      </p>
+    );
+  return <OpenAnnotationForm onClose={() => setOpen(false)} />;
+}
+
+function OpenAnnotationForm(p: { onClose: () => void }) {
   const { api } = useApp();
   const act = useAction(["annotations"]);
   const [text, setText] = useState("");
@@ -75,9 +91,14 @@ export function AnnotationForm() {
           <input type="datetime-local" value={end} onChange={(e) => setEnd(e.target.value)} />
         </label>
       </fieldset>
-      <button type="submit" disabled={act.busy}>
-        Add
-      </button>
+      <div>
+        <button type="submit" disabled={act.busy}>
+          Add
+        </button>{" "}
+        <button type="button" aria-expanded={true} onClick={p.onClose}>
+          Close
+        </button>
+      </div>
       <ActionStatus error={act.error} notice={act.notice} />
     </form>
   );

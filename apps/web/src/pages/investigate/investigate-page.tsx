@@ -15,8 +15,10 @@ import { useAt } from "../../shell/time-machine.tsx";
 import { rankCauses } from "./causes.ts";
 import { InvestigateActions } from "./investigate-actions.tsx";
 import { InvestigateForm } from "./investigate-form.tsx";
+import { InvestigateSuspects } from "./investigate-suspects.tsx";
 import { type Investigation, investigationSearch, parseInvestigation } from "./params.ts";
 import { gather } from "./sources.ts";
+import { isSymptom } from "./symptoms.ts";
 import { sortTimeline, type TimelineEntry } from "./timeline.ts";
 import { CausesView, Disclosures, TimelineView } from "./timeline-view.tsx";
 
@@ -152,7 +154,8 @@ function Results(p: { investigation: Investigation; incident: c.Incident | undef
       : undefined;
   return (
     <>
-      <CausesView ranking={ranking} />
+      <InvestigateSuspects investigation={i} />
+      <CausesView ranking={ranking} symptom={(row) => isSymptom(row, i)} />
       <Disclosures lines={timeline.data?.disclosures ?? []} />
       <Pinning incident={p.incident} rows={rows} enabled={canWrite && !writeOff} />
       <InvestigateActions

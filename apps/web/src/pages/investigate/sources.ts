@@ -227,22 +227,30 @@ const runs: Source = {
   async read(i, env, disclose) {
     const r = await env.api.call(c.listRuns, { query: { limit: RUNS_SCANNED } });
     disclose(`Diagnostic runs: only the ${RUNS_SCANNED} most recent runs are scanned.`);
-    return r.runs
-      .filter((run) => inWindow(run.createdAt, i))
-      .filter((run) => run.pairs.some((p) => touches(i, p.source, p.destination)))
-      .map((run) => ({
-        timestamp: run.createdAt,
-        kind: "diagnostic-run" as const,
-        severity:
-          run.status === "failed"
-            ? ("error" as const)
-            : run.status === "partial"
-              ? ("warn" as const)
-              : ("info" as const),
-        title: `${run.spec.type} run ${run.status}`,
-        detail: `${run.pairs.length} pair${run.pairs.length === 1 ? "" : "s"} · by ${run.createdBy}`,
-        reference: `/runs/${run.id}`,
-      }));
+    return (
+      r.runs
+        .filter((run) => inWindow(run.createdAt, i))
+        // a schedule's round to a target belongs to that target's investigation (its pairs name no node pair); the
+        // form asks for the target's id, the metrics queries read its name (the series' `target` label): either
+        .filter(
+          (run) =>
+            (i.kind === "target" && (run.target?.id === i.scope || run.target?.name === i.scope)) ||
+            run.pairs.some((p) => touches(i, p.source, p.destination)),
+        )
+        .map((run) => ({
+          timestamp: run.createdAt,
+          kind: "diagnostic-run" as const,
+          severity:
+            run.status === "failed"
+              ? ("error" as const)
+              : run.status === "partial"
+                ? ("warn" as const)
+                : ("info" as const),
+          title: `${run.spec.type} run ${run.status}`,
+          detail: `${run.pairs.length} pair${run.pairs.length === 1 ? "" : "s"} · by ${run.createdBy}${run.error ? ` · ${run.error}` : ""}`,
+          reference: `/runs/${run.id}`,
+        }))
+    );
   },
 };
 

@@ -5,7 +5,8 @@ import { type TimelineEntry, timelineBadge } from "./timeline.ts";
 
 const when = (iso: string) => new Date(iso).toLocaleString();
 
-export function CausesView(p: { ranking: Ranking }) {
+/** The ranked list; `symptom` marks the rows that are the scope's own symptoms (their scores unchanged). */
+export function CausesView(p: { ranking: Ranking; symptom?: (row: TimelineEntry) => boolean }) {
   const { onset, causes } = p.ranking;
   return (
     <section className="card" aria-label="Likely causes">
@@ -29,6 +30,14 @@ export function CausesView(p: { ranking: Ranking }) {
                   <span className={`badge kind-${c.entry.kind}`}>{timelineBadge(c.entry.kind)}</span>{" "}
                   <strong>{c.entry.title}</strong> <span className="muted">{c.label}</span>{" "}
                   <span className="score">score {c.score.toFixed(2)}</span>
+                  {p.symptom?.(c.entry) ? (
+                    <>
+                      {" "}
+                      <span className="badge symptom" data-testid="symptom-badge">
+                        symptom
+                      </span>
+                    </>
+                  ) : null}
                 </li>
               ))}
             </ol>

@@ -5,6 +5,7 @@
 import { useNavigate } from "@tanstack/react-router";
 import { useEffect, useLayoutEffect, useRef, useState } from "react";
 import { cellFigures, TIER_COLOR } from "../../components/fleet/format.ts";
+import { OUTLINE_COLOR } from "../../components/fleet/suspect-words.ts";
 import type { FleetProtocol, FleetTier, MatrixCell } from "../../components/fleet/types.ts";
 import type { CellGrid } from "./cell-grid.ts";
 import { cellAt, type GridLayout, gridLayout } from "./matrix-geometry.ts";
@@ -15,6 +16,8 @@ export interface MatrixCanvasProps {
   grid: CellGrid;
   protocol: FleetProtocol;
   onDetails: (cell: MatrixCell | null) => void;
+  /** outlined cells (row * n + col) and their outer edges (suspect-words.ts) */
+  outline?: ReadonlyMap<number, number>;
 }
 
 /** RGB of each tier colour ("#rrggbb"). */
@@ -78,6 +81,27 @@ function draw(ctx: CanvasRenderingContext2D, g: GridLayout, grid: CellGrid): voi
   });
 }
 
+/** Strokes the outer edges of the outlined cells (the suspects' rows, columns and blocks). */
+function drawOutline(
+  ctx: CanvasRenderingContext2D,
+  g: GridLayout,
+  outline: ReadonlyMap<number, number>,
+): void {
+  ctx.strokeStyle = OUTLINE_COLOR;
+  ctx.lineWidth = g.cell >= 10 ? 2 : 1;
+  ctx.beginPath();
+  for (const [k, bits] of outline) {
+    const x = g.label + (k % g.n) * g.cell;
+    const y = g.label + Math.floor(k / g.n) * g.cell;
+    const c = g.cell;
+    if (bits & 1) ctx.rect(x, y, c, 0);
+    if (bits & 2) ctx.rect(x + c, y, 0, c);
+    if (bits & 4) ctx.rect(x, y + c, c, 0);
+    if (bits & 8) ctx.rect(x, y, 0, c);
+  }
+  ctx.stroke();
+}
+
 /** The canvas grid. */
 export function MatrixCanvas(p: MatrixCanvasProps) {
   const box = useRef<HTMLDivElement>(null);
@@ -110,8 +134,9 @@ export function MatrixCanvas(p: MatrixCanvasProps) {
     el.height = Math.round(layout.height * dpr);
     ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
     draw(ctx, layout, grid);
+    if (p.outline) drawOutline(ctx, layout, p.outline);
     markMatrixPainted(grid.n, grid.size);
-  }, [grid, width]);
+  }, [grid, width, p.outline]);
 
   const hit = (e: React.MouseEvent<HTMLCanvasElement>) => {
     const r = e.currentTarget.getBoundingClientRect();

@@ -5,6 +5,7 @@
 import { Link } from "@tanstack/react-router";
 import { useEffect } from "react";
 import { cellFigures, cellWord, TIER_COLOR } from "../../components/fleet/format.ts";
+import { outlineShadow } from "../../components/fleet/suspect-words.ts";
 import type { FleetProtocol, MatrixCell } from "../../components/fleet/types.ts";
 import type { CellGrid } from "./cell-grid.ts";
 import { markMatrixPainted } from "./paint-mark.ts";
@@ -28,6 +29,8 @@ export interface MatrixGridProps {
   grid: CellGrid;
   protocol: FleetProtocol;
   onDetails: (cell: MatrixCell | null) => void;
+  /** outlined cells (row * n + col in the grid's node order) and their outer edges (suspect-words.ts) */
+  outline?: ReadonlyMap<number, number>;
 }
 
 /** The table. */
@@ -55,7 +58,7 @@ export function MatrixGrid(p: MatrixGridProps) {
           </tr>
         </thead>
         <tbody>
-          {nodes.map((s) => (
+          {nodes.map((s, row) => (
             <tr key={s.name}>
               <th scope="row" className="row-head">
                 <Link to="/nodes/$name" params={{ name: s.name }} search={{ protocol: p.protocol }}>
@@ -63,8 +66,9 @@ export function MatrixGrid(p: MatrixGridProps) {
                 </Link>
                 {s.external ? <span className="muted small"> external</span> : null}
               </th>
-              {nodes.map((d) => {
+              {nodes.map((d, col) => {
                 if (s.name === d.name) return <td key={d.name} className="self" aria-hidden="true" />;
+                const edges = p.outline?.get(row * nodes.length + col);
                 const cell = grid.get(s.name, d.name) ?? {
                   source: s.name,
                   destination: d.name,
@@ -73,7 +77,15 @@ export function MatrixGrid(p: MatrixGridProps) {
                 const word = cellWord(cell);
                 const figures = cellFigures(cell, p.protocol).join(", ");
                 return (
-                  <td key={d.name} className="cell" style={{ background: TIER_COLOR[cell.tier] }}>
+                  <td
+                    key={d.name}
+                    className={edges === undefined ? "cell" : "cell outlined"}
+                    data-outlined={edges === undefined ? undefined : "true"}
+                    style={{
+                      background: TIER_COLOR[cell.tier],
+                      ...(edges ? { boxShadow: outlineShadow(edges) } : {}),
+                    }}
+                  >
                     <Link
                       to="/pairs/$source/$destination"
                       params={{ source: s.name, destination: d.name }}

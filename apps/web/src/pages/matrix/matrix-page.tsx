@@ -9,7 +9,13 @@ import { useMemo, useState } from "react";
 import { FleetError, Loading } from "../../components/fleet/fleet-state.tsx";
 import { cellFigures, PROTOCOL_LABEL, parseProtocol } from "../../components/fleet/format.ts";
 import { ProtocolSwitch, TierLegend } from "../../components/fleet/protocol-switch.tsx";
-import { matrixQuery } from "../../components/fleet/queries.tsx";
+import { matrixQuery, suspectsQuery } from "../../components/fleet/queries.tsx";
+import {
+  explanation,
+  outlineEdges,
+  suspectElement,
+  suspectTitle,
+} from "../../components/fleet/suspect-words.ts";
 import type { MatrixCell } from "../../components/fleet/types.ts";
 import { useApp } from "../../context.tsx";
 import { UnfedNotice, usePushed } from "../../live/use-pushed.tsx";
@@ -33,6 +39,21 @@ export function MatrixPage() {
   const nodes = useMemo(() => orderNodes(q.data?.nodes ?? []), [q.data]);
   const grid = useMemo(() => new CellGrid(nodes, q.data), [nodes, q.data]);
   const large = nodes.length > CANVAS_THRESHOLD;
+  // where is the fault: the suspects of this protocol outline their rows, columns and blocks
+  const sus = useQuery(suspectsQuery(api, at)).data;
+  const outlined = useMemo(
+    () => explanation(sus?.suspects).filter((s) => s.protocols.includes(protocol)),
+    [sus, protocol],
+  );
+  const outline = useMemo(
+    () =>
+      outlineEdges(
+        outlined,
+        protocol,
+        grid.nodes.map((x) => x.name),
+      ),
+    [outlined, protocol, grid],
+  );
   return (
     <section className="page">
       <h1>Matrix</h1>
@@ -60,6 +81,12 @@ export function MatrixPage() {
           ) : null}
           {nodes.length === 0 ? <p>No agents have registered yet.</p> : null}
           <TierLegend />
+          {outlined.length > 0 ? (
+            <p className="outline-note" data-testid="matrix-outline-note">
+              <span className="outline-swatch" aria-hidden="true" /> Outlined, where the fault is:{" "}
+              {outlined.map((s) => `${suspectTitle(s)} ${suspectElement(s)}`).join("; ")}
+            </p>
+          ) : null}
           <p className="cell-details" role="status" data-testid="cell-details">
             {details
               ? cellFigures(details, protocol).join(" · ")
@@ -70,10 +97,10 @@ export function MatrixPage() {
           {large ? (
             <>
               <NodePicker nodes={nodes} protocol={protocol} />
-              <MatrixCanvas grid={grid} protocol={protocol} onDetails={setDetails} />
+              <MatrixCanvas grid={grid} protocol={protocol} onDetails={setDetails} outline={outline} />
             </>
           ) : nodes.length > 0 ? (
-            <MatrixGrid grid={grid} protocol={protocol} onDetails={setDetails} />
+            <MatrixGrid grid={grid} protocol={protocol} onDetails={setDetails} outline={outline} />
           ) : null}
         </>
       ) : null}

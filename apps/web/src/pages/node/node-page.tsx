@@ -10,6 +10,7 @@ import { FleetError, fleetFailure, Loading } from "../../components/fleet/fleet-
 import { defaultDirection, PROTOCOL_LABEL, parseProtocol } from "../../components/fleet/format.ts";
 import { ProtocolSwitch, TierBadge } from "../../components/fleet/protocol-switch.tsx";
 import { nodeQuery } from "../../components/fleet/queries.tsx";
+import { SuspectNote } from "../../components/fleet/suspect-note.tsx";
 import type { FleetNode } from "../../components/fleet/types.ts";
 import { useApp } from "../../context.tsx";
 import { useAt } from "../../shell/time-machine.tsx";
@@ -62,6 +63,7 @@ export function NodePage() {
           onChange={(v) => void navigate({ to: "/nodes/$name", params: { name }, search: { protocol: v } })}
         />
       </div>
+      <SuspectNote subject={{ node: name }} at={at} />
       <div className="with-rail">
         <div>
           {q.error ? <FleetError error={q.error} subject={name} /> : null}

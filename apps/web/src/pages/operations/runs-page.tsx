@@ -1,6 +1,7 @@
 /**
- * Runs (spec §3.7, §4.3): the newest runs and a form to start one (pairs as `source->destination` lines and/or
- * sources x destinations; 0 s = instant); a run's page shows its pairs, updated live from `run:{id}`.
+ * Runs (spec §3.7, §4.3): the newest runs, started by hand or schedules' rounds (the Origin column), and a form to
+ * start one (pairs as `source->destination` lines and/or sources x destinations; 0 s = instant); a run's page
+ * shows its pairs, updated live from `run:{id}`.
  */
 import * as c from "@svc/contract";
 import { queryOptions, useQuery, useQueryClient } from "@tanstack/react-query";
@@ -116,6 +117,13 @@ function StartRun(p: { past: boolean }) {
   );
 }
 
+/** Where a run came from, as the pages show it: started by hand, or a schedule's round to its target. */
+export function originText(r: c.Run): string {
+  if (r.origin !== "schedule") return "manual";
+  const to = r.target ? ` → ${r.target.name}` : "";
+  return `schedule ${r.schedule?.name ?? ""}${to}`;
+}
+
 /** The Runs page. */
 export function RunsPage() {
   const { api } = useApp();
@@ -132,6 +140,7 @@ export function RunsPage() {
             <th>Type</th>
             <th>Pairs</th>
             <th>Status</th>
+            <th>Origin</th>
             <th>By</th>
           </tr>
         </thead>
@@ -146,6 +155,7 @@ export function RunsPage() {
               <td>{r.spec.type}</td>
               <td>{r.pairs.length}</td>
               <td>{r.status}</td>
+              <td data-testid="run-origin">{originText(r)}</td>
               <td>{r.createdBy}</td>
             </tr>
           ))}
@@ -178,8 +188,13 @@ export function RunPage() {
             {r.plannedSamplesPerPair === undefined
               ? "instant"
               : `${r.plannedSamplesPerPair} samples every ${(r.plannedSampleIntervalNs ?? 0) / 1e9} s`}
-            . Status: <strong data-testid="run-status">{r.status}</strong>
+            . Status: <strong data-testid="run-status">{r.status}</strong>. Origin: {originText(r)}
           </p>
+          {r.error ? (
+            <p className="warn" data-testid="run-error">
+              The round could not probe: {r.error}
+            </p>
+          ) : null}
           <table className="table" aria-label="Pairs">
             <thead>
               <tr>

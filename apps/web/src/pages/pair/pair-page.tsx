@@ -10,6 +10,7 @@ import { FleetError, fleetFailure, Loading } from "../../components/fleet/fleet-
 import { cellWord, ms, PROTOCOL_LABEL, PROTOCOLS, pct } from "../../components/fleet/format.ts";
 import { TierBadge } from "../../components/fleet/protocol-switch.tsx";
 import { pairQuery, WINDOWS } from "../../components/fleet/queries.tsx";
+import { SuspectNote } from "../../components/fleet/suspect-note.tsx";
 import { type ChartSeries, TimeChart } from "../../components/fleet/time-chart.tsx";
 import type { FleetPair, FleetProtocol, PairWindow } from "../../components/fleet/types.ts";
 import { TableHead } from "../../components/table-head.tsx";
@@ -122,6 +123,7 @@ export function PairPage() {
           reverse direction
         </Link>
       </p>
+      <SuspectNote subject={{ source, destination }} at={at} />
       <div className="with-rail">
         <div>
           {q.error ? <FleetError error={q.error} subject={source} /> : null}

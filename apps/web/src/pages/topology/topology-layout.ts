@@ -18,7 +18,13 @@ export interface TopologyLayout {
   at: Map<string, { x: number; y: number }>;
   zones: { zone: string; x: number; y: number; count: number }[];
   external: { x: number; top: number; bottom: number } | null;
+  /** the drawing's extent (nodes, their labels, zone labels, the external box) with a margin: the SVG's viewBox */
+  bounds: { x: number; y: number; width: number; height: number };
 }
+
+/** Room a node's label takes right of it, and the margin around everything, in user units. */
+const LABEL_WIDTH = 150;
+const PAD = 30;
 
 /** Lays out the nodes; the ring's radius grows with the node count. */
 export function topologyLayout(nodes: readonly LayoutNode[]): TopologyLayout {
@@ -66,5 +72,28 @@ export function topologyLayout(nodes: readonly LayoutNode[]): TopologyLayout {
     external = { x, top, bottom: top + outer.length * 36 + 20 };
     width = x + 140;
   }
-  return { width, height, radius, at, zones: zoneLabels, external };
+  let [x0, y0, x1, y1] = [Number.POSITIVE_INFINITY, Number.POSITIVE_INFINITY, -Infinity, -Infinity];
+  const cover = (x: number, y: number) => {
+    x0 = Math.min(x0, x);
+    y0 = Math.min(y0, y);
+    x1 = Math.max(x1, x);
+    y1 = Math.max(y1, y);
+  };
+  for (const p of at.values()) {
+    cover(p.x - 12, p.y - 12);
+    cover(p.x + LABEL_WIDTH, p.y + 12);
+  }
+  for (const z of zoneLabels) {
+    cover(z.x - 70, z.y - 16);
+    cover(z.x + 70, z.y + 8);
+  }
+  if (external) {
+    cover(external.x - 60, external.top - 30);
+    cover(external.x + 110, external.bottom);
+  }
+  const bounds =
+    x0 === Number.POSITIVE_INFINITY
+      ? { x: 0, y: 0, width, height }
+      : { x: x0 - PAD, y: y0 - PAD, width: x1 - x0 + 2 * PAD, height: y1 - y0 + 2 * PAD };
+  return { width, height, radius, at, zones: zoneLabels, external, bounds };
 }

@@ -110,11 +110,17 @@ export type ClientFactory<C> = (
   options?: grpc.ClientOptions,
 ) => C;
 
-/** A channel to the controller at `address` for one service, with CONTROLLER_CHANNEL_OPTIONS. */
+/**
+ * A channel to the controller at `address` for one service, with CONTROLLER_CHANNEL_OPTIONS and the given
+ * interceptors (e.g. bearerInterceptor: the agent's ServiceAccount token on every call).
+ */
 export function controllerChannel<C extends Closable>(
   create: ClientFactory<C>,
   address: string,
   credentials?: grpc.ChannelCredentials,
+  interceptors: grpc.Interceptor[] = [],
 ): ControllerChannel<C> {
-  return new ControllerChannel(() => create(address, credentials, CONTROLLER_CHANNEL_OPTIONS));
+  const options =
+    interceptors.length > 0 ? { ...CONTROLLER_CHANNEL_OPTIONS, interceptors } : CONTROLLER_CHANNEL_OPTIONS;
+  return new ControllerChannel(() => create(address, credentials, options));
 }

@@ -2,8 +2,8 @@ import assert from "node:assert/strict";
 import { EventEmitter } from "node:events";
 import { after, test } from "node:test";
 import { grpc } from "@svc/protocol";
-import { ManualClock } from "../clock/testdata/manual-clock.ts";
 import { ControllerChannel } from "./controller-channel.ts";
+import { ManualClock } from "./manual-clock.ts";
 import {
   ReconnectingStream,
   type ReconnectingStreamOptions,

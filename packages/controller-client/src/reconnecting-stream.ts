@@ -1,7 +1,7 @@
+import { type BasicLogger as Logger, silentLogger } from "@svc/core";
 import { grpc } from "@svc/protocol";
-import { type ClockEntry, type ProbeClock, timerClock } from "../clock/probe-clock.ts";
-import { type BackoffPolicy, backoffDelay, REGISTER_BACKOFF } from "../registration/facts.ts";
-import { type Logger, silentLogger } from "../registration/logger.ts";
+import { type BackoffPolicy, backoffDelay, REGISTER_BACKOFF } from "./backoff.ts";
+import { type Clock, type ClockEntry, timerClock } from "./clock.ts";
 import type { Readiness } from "./controller-channel.ts";
 
 /** The status details a standby controller refuses leader-only streams with (code UNAVAILABLE). */
@@ -62,14 +62,15 @@ export interface ReconnectingStreamOptions<T> {
   /** wait after open() returned undefined, ms; default 250 */
   notReadyPollMs?: number;
   /** default timerClock */
-  clock?: ProbeClock;
+  clock?: Clock;
   /** jitter source in [0, 1); default Math.random */
   random?: () => number;
   logger?: Logger;
 }
 
 /**
- * Keeps one long-lived agent->controller server stream open (peer watch, tasks, external-check assignments).
+ * Keeps one long-lived server stream from the controller open (the agent's peer watch, tasks and external-check
+ * assignments; the console's event subscription).
  *
  * Every way an attempt can end is handled the same: open() throwing, the stream failing (UNAVAILABLE when the
  * controller is down or restarting, a reset stream, UNAVAILABLE `not the leader` from a standby) or the
@@ -93,7 +94,7 @@ export interface ReconnectingStreamOptions<T> {
  */
 export class ReconnectingStream<T> {
   readonly #o: ReconnectingStreamOptions<T>;
-  readonly #clock: ProbeClock;
+  readonly #clock: Clock;
   readonly #backoff: BackoffPolicy;
   readonly #logger: Logger;
   #state: StreamState = "idle";

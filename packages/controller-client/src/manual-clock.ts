@@ -1,4 +1,4 @@
-import type { ClockEntry, ProbeClock } from "../probe-clock.ts";
+import type { Clock, ClockEntry } from "./clock.ts";
 
 interface Pending {
   at: number;
@@ -8,10 +8,11 @@ interface Pending {
 }
 
 /**
- * Test fixture: a ProbeClock in virtual time. Nothing runs until the test calls advance(); callbacks then run in
- * planned-time order (ties in scheduling order), each seeing now() at its planned time. Slack is ignored.
+ * Test fixture: a Clock (and so an agent's ProbeClock) in virtual time. Nothing runs until the test calls
+ * advance(); callbacks then run in planned-time order (ties in scheduling order), each seeing now() at its planned
+ * time. Slack is ignored.
  */
-export class ManualClock implements ProbeClock {
+export class ManualClock implements Clock {
   #now: number;
   #seq = 0;
   #pending: Pending[] = [];

@@ -1,0 +1,5 @@
+export * from "./backoff.ts";
+export * from "./bearer.ts";
+export * from "./clock.ts";
+export * from "./controller-channel.ts";
+export * from "./reconnecting-stream.ts";
