@@ -21,6 +21,7 @@ import {
 } from "@svc/controller";
 import {
   createExternalCheckServiceClient,
+  createPairStateServiceClient,
   createTaskServiceClient,
   grpc,
   type RegisterRequest,
@@ -154,6 +155,29 @@ test("every attack of issue 33 is refused, and the real agents' entries and prob
   // forged heartbeats and Deregister of another's id
   await refused("heartbeat for another's id", x.heartbeat(id), D);
   await refused("deregister another's id", x.deregister(id), D);
+  // pair states reported under another's id (the console would paint the victim's pairs as the attacker says)
+  const states = createPairStateServiceClient(
+    `[::1]:${controller.grpcPort}`,
+    grpc.credentials.createInsecure(),
+  );
+  clients.push(states);
+  await refused(
+    "pair state under another's id",
+    new Promise((resolve, reject) =>
+      states.ReportPairState(
+        {
+          agent_id: id,
+          seq: 1,
+          full: true,
+          problems: [{ destination_node: "node-1", plane: "tcp", ratio: 1 }],
+          cleared: [],
+        },
+        { deadline: Date.now() + 5000 },
+        (err, res) => (err ? reject(err) : resolve(res)),
+      ),
+    ),
+    D,
+  );
   // streams under another's id: peers, tasks, external checks
   const peers = x.watch(id);
   await assert.rejects(peers.waitFor(() => true, 3000));
@@ -228,6 +252,16 @@ test("every attack of issue 33 is refused, and the real agents' entries and prob
       .map((a) => a.nodeName)
       .join(),
   );
+  // the agents report their pair states themselves; the forged report left none for node-2
+  await eventually(
+    "the three agents report their pair states, all fine",
+    async () => {
+      const b = controller.pairStates.body();
+      return b.sources.length === NAMES.length ? b : undefined;
+    },
+    20_000,
+  );
+  assert.deepEqual(controller.pairStates.body().problems, []);
   await eventually(
     "every pair measured again since the attacks began",
     async () => {

@@ -1,5 +1,10 @@
 import { networkInterfaces } from "node:os";
-import { bearerInterceptor, tokenFileReader } from "@svc/controller-client";
+import {
+  bearerInterceptor,
+  PairStateReporter,
+  pairStateSender,
+  tokenFileReader,
+} from "@svc/controller-client";
 import {
   ConfigError,
   ConfigWatcher,
@@ -79,10 +84,35 @@ export async function runAgent(opts: RunAgentOptions = {}): Promise<number> {
   const nodeName = config.agent.nodeName;
   const version = { version: SVC_VERSION, commit: svcCommit() };
 
+  // Kubernetes: the pod's projected ServiceAccount token rides on every call, read again each time (rotation)
+  const tokenFile = config.agent.identityTokenFile;
+  const interceptors =
+    tokenFile === ""
+      ? []
+      : [
+          bearerInterceptor(
+            tokenFileReader(tokenFile, (err) =>
+              logger.warn({ file: tokenFile, err: err.message }, "cannot read the identity token"),
+            ),
+          ),
+        ];
+  // the pairs in trouble, reported to the controller as they change (the console's red without the metrics'
+  // ingest delay), once the agent is registered
+  const pairStateSend = pairStateSender(config.controllerAddress, dial.credentials, interceptors);
+  let registered: () => string | undefined = () => undefined;
+  const pairState = new PairStateReporter({
+    agentId: () => registered(),
+    send: pairStateSend.send,
+    onStatus: (s) =>
+      s.ok
+        ? logger.info({}, "pair state reports go through again")
+        : logger.warn({ err: s.error }, "pair state report failed; retrying"),
+  });
   const metrics = new ProbeMetrics({
     prefix: config.metricsPrefix,
     source: { nodeName, zone: config.agent.zone },
     version: SVC_VERSION,
+    pairState,
   });
   let peerEchoEndpoints = new Set<string>();
   const echo = new EchoServer({
@@ -109,18 +139,6 @@ export async function runAgent(opts: RunAgentOptions = {}): Promise<number> {
   });
   registerLatenessGauges(metrics.registry, config.metricsPrefix, () => scheduler.latenessSummary());
 
-  // Kubernetes: the pod's projected ServiceAccount token rides on every call, read again each time (rotation)
-  const tokenFile = config.agent.identityTokenFile;
-  const interceptors =
-    tokenFile === ""
-      ? []
-      : [
-          bearerInterceptor(
-            tokenFileReader(tokenFile, (err) =>
-              logger.warn({ file: tokenFile, err: err.message }, "cannot read the identity token"),
-            ),
-          ),
-        ];
   const registration = new RegistrationClient({
     controllerAddress: config.controllerAddress,
     nodeName,
@@ -180,8 +198,10 @@ export async function runAgent(opts: RunAgentOptions = {}): Promise<number> {
     admitExternal: (task) => external.admitDiagnostic(task),
     logger: logger.child({ subsystem: "tasks" }),
   });
+  registered = () => (registration.ready() ? registration.agentId() : undefined);
   scheduler.start();
   registration.start();
+  pairState.start();
   tasks.start();
   external.start();
   logger.info(
@@ -214,6 +234,8 @@ export async function runAgent(opts: RunAgentOptions = {}): Promise<number> {
   process.off("SIGHUP", onHup);
   watcher?.stop();
   external.stop();
+  pairState.stop();
+  pairStateSend.channel.close();
   await tasks.stop();
   await registration.stop();
   await scheduler.stop();

@@ -5,6 +5,7 @@ import {
   agentServiceDefinition,
   eventServiceDefinition,
   externalCheckServiceDefinition,
+  pairStateServiceDefinition,
   taskServiceDefinition,
 } from "@svc/protocol";
 import type { FastifyInstance } from "fastify";
@@ -38,6 +39,9 @@ import { type Logger, silentLogger } from "./logger.ts";
 import { ControllerMetrics } from "./metrics/controller-metrics.ts";
 import type { NodeSource } from "./nodes/node-source.ts";
 import { RegistrationNodeSource } from "./nodes/registration-node-source.ts";
+import { registerPairStatesRoute } from "./pair-state/pair-state-route.ts";
+import { pairStateServiceHandlers } from "./pair-state/pair-state-service.ts";
+import { PairStateStore } from "./pair-state/pair-state-store.ts";
 import { PlanState } from "./planner/plan-state.ts";
 import { AgentRegistry } from "./registry/registry.ts";
 import { DiscoveryList } from "./sd/discovery.ts";
@@ -61,7 +65,7 @@ export interface ControllerOptions {
   nodeSource?: (registry: AgentRegistry) => NodeSource;
   /** ms to coalesce registry changes before peer lists go out; default 150 */
   peerDebounceMs?: number;
-  /** clock for the warm-up, ms since epoch; default Date.now */
+  /** clock for the warm-up and the pair states' staleness, ms since epoch; default Date.now */
   now?: () => number;
   /**
    * Kubernetes mode: every call on the in-cluster listener carries an agent pod's ServiceAccount token, reviewed
@@ -95,6 +99,8 @@ export class Controller {
   readonly externalChecks: ExternalAssignments;
   /** the probe plan in force (undefined plan = full mesh) */
   readonly plan: PlanState;
+  /** the pairs in trouble now as the agents report them (svc.v1.PairStateService; GET /api/v1/pair-states) */
+  readonly pairStates: PairStateStore;
   readonly #gateway: ExternalGateway | undefined;
   readonly #topology: TopologyCache;
   readonly #topologyEvents: TopologyEvents;
@@ -153,6 +159,14 @@ export class Controller {
       eventSubscribers: () => this.events.subscribers,
     });
     this.plan = new PlanState(this.registry, opts.config.topology);
+    this.pairStates = new PairStateStore({
+      isNode: (node) => this.registry.agentOnNode(node) !== undefined,
+      ...(opts.now ? { now: opts.now } : {}),
+    });
+    this.registry.onChange((change) => {
+      if (change.kind !== "registered") this.pairStates.forget(change.agent.id);
+      else for (const r of change.replaced) if (r.id !== change.agent.id) this.pairStates.forget(r.id);
+    });
     this.#warmUp = new WarmUp({ ttlMs: () => this.registry.ttlMs, now: opts.now });
     this.#topology = new TopologyCache(() => {
       const snap = topologySnapshot(this.registry.list(), this.nodes, new Date(), this.plan.snapshot());
@@ -220,6 +234,10 @@ export class Controller {
         handlers: taskServiceHandlers({ dispatcher: this.tasks, logger: this.#logger }),
       },
       {
+        definition: pairStateServiceDefinition(),
+        handlers: pairStateServiceHandlers({ registry: this.registry, store: this.pairStates }),
+      },
+      {
         definition: externalCheckServiceDefinition(),
         handlers: externalCheckServiceHandlers({
           assignments: this.externalChecks,
@@ -268,6 +286,7 @@ export class Controller {
     });
     this.#metricsHttp = createMetricsApi({ metrics: this.#metrics, ready, isLeader: this.#isLeader });
     registerExternalChecksRoutes(this.#http, { assignments: this.externalChecks, isLeader: this.#isLeader });
+    registerPairStatesRoute(this.#http, { store: this.pairStates, isLeader: this.#isLeader });
     // one deps object for both ports, so a substituted metricsPort is logged once per agent across both
     const sd = {
       discovery: new DiscoveryList({
@@ -343,6 +362,7 @@ export class Controller {
       this.#logger.warn({ agents: this.registry.size }, "no longer leading: ending agent streams");
       for (const g of this.#guards) g.endAll();
       this.registry.clear();
+      this.pairStates.clear();
     }
     this.#topology.invalidate();
   }

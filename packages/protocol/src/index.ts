@@ -4,6 +4,7 @@ export * from "./check-result.ts";
 export * from "./events.ts";
 export * from "./external.ts";
 export * from "./grpc.ts";
+export * from "./pair-state.ts";
 export * from "./peer.ts";
 export * from "./peer-message.ts";
 export * from "./services.ts";

@@ -1,5 +1,5 @@
 /**
- * The four svc.v1 services as grpc-js takes them: definitions keyed by the .proto method names, handler and client
+ * The svc.v1 services as grpc-js takes them: definitions keyed by the .proto method names, handler and client
  * types, and client factories (insecure credentials unless given).
  */
 import * as proto from "./generated/svc.ts";
@@ -33,6 +33,7 @@ const definitions = {
   task: protoNamedDefinition(proto.TaskServiceService),
   externalCheck: protoNamedDefinition(proto.ExternalCheckServiceService),
   event: protoNamedDefinition(proto.EventServiceService),
+  pairState: protoNamedDefinition(proto.PairStateServiceService),
 };
 type Definitions = typeof definitions;
 
@@ -40,17 +41,20 @@ export type AgentServiceHandlers = HandlersOf<Definitions["agent"]>;
 export type TaskServiceHandlers = HandlersOf<Definitions["task"]>;
 export type ExternalCheckServiceHandlers = HandlersOf<Definitions["externalCheck"]>;
 export type EventServiceHandlers = HandlersOf<Definitions["event"]>;
+export type PairStateServiceHandlers = HandlersOf<Definitions["pairState"]>;
 
 export type AgentServiceClient = ClientOf<Definitions["agent"]>;
 export type TaskServiceClient = ClientOf<Definitions["task"]>;
 export type ExternalCheckServiceClient = ClientOf<Definitions["externalCheck"]>;
 export type EventServiceClient = ClientOf<Definitions["event"]>;
+export type PairStateServiceClient = ClientOf<Definitions["pairState"]>;
 
 /** The definitions to add to a grpc.Server. */
 export const agentServiceDefinition = (): Definitions["agent"] => definitions.agent;
 export const taskServiceDefinition = (): Definitions["task"] => definitions.task;
 export const externalCheckServiceDefinition = (): Definitions["externalCheck"] => definitions.externalCheck;
 export const eventServiceDefinition = (): Definitions["event"] => definitions.event;
+export const pairStateServiceDefinition = (): Definitions["pairState"] => definitions.pairState;
 
 /** Clients at host:port. */
 export const createAgentServiceClient = serviceClientFactory<AgentServiceClient>(definitions.agent);
@@ -59,3 +63,6 @@ export const createExternalCheckServiceClient = serviceClientFactory<ExternalChe
   definitions.externalCheck,
 );
 export const createEventServiceClient = serviceClientFactory<EventServiceClient>(definitions.event);
+export const createPairStateServiceClient = serviceClientFactory<PairStateServiceClient>(
+  definitions.pairState,
+);

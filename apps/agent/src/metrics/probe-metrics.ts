@@ -1,4 +1,4 @@
-import type { Peer, Plane } from "@svc/protocol";
+import { PAIR_STATE_PLANES, type PairStatePlane, type Peer, type Plane } from "@svc/protocol";
 import type { DnsProbeResult } from "../probes/dns.ts";
 import type { HttpProbeResult } from "../probes/http.ts";
 import type { TcpProbeResult } from "../probes/tcp.ts";
@@ -49,7 +49,18 @@ export interface ProbeMetricsOptions {
   version?: string;
   /** defaults to a fresh registry */
   registry?: MetricRegistry;
+  /** told every change of a pair's state (peer_problem_ratio), e.g. the PairStateReporter */
+  pairState?: PairStateListener;
 }
+
+/** What hears the pair state as it changes (the value of peer_problem_ratio; undefined: the pair is fine). */
+export interface PairStateListener {
+  set(plane: PairStatePlane, destination: string, ratio: number | undefined): void;
+  forgetDestination(destination: string): void;
+  forgetPlane(plane: PairStatePlane): void;
+}
+
+const STATE_PLANES = new Set<string>(PAIR_STATE_PLANES);
 
 const ms = (v: number): number => v / 1000;
 const result = (ok: boolean): string => (ok ? "success" : "fail");
@@ -96,12 +107,14 @@ export class ProbeMetrics {
   /** by destination node; dropped whenever series of that peer are removed */
   readonly #peerCache = new Map<string, PeerCache>();
   readonly #version: string;
+  readonly #state: PairStateListener | undefined;
 
   constructor(options: ProbeMetricsOptions) {
     this.registry = options.registry ?? new MetricRegistry();
     this.#f = createFamilies(options.prefix, this.registry);
     this.#source = { ...options.source };
     this.#version = options.version ?? "unknown";
+    this.#state = options.pairState;
     this.#f.agentInfo.series(this.#info()).set(1);
   }
 
@@ -239,6 +252,7 @@ export class ProbeMetrics {
       value = Math.min(run, FAILING_AFTER_RUNS) / FAILING_AFTER_RUNS;
     } else if (failed) value = 1;
     let labels = c.problem.get(plane);
+    this.#state?.set(plane as PairStatePlane, dest, value === 0 ? undefined : value);
     if (value === 0) {
       if (labels) this.#f.peerProblem.remove(labels);
       return;
@@ -273,6 +287,7 @@ export class ProbeMetrics {
       this.#tracked("pmtu", peer.nodeName, this.#f.pmtuBytes, l).set(r.pmtuBytes);
     else this.#f.pmtuBytes.remove(l);
     const problem = { ...l, plane: "pmtu" };
+    this.#state?.set("pmtu", peer.nodeName, r.reading === "blackhole" ? 1 : undefined);
     if (r.reading === "blackhole") this.#tracked("pmtu", peer.nodeName, this.#f.peerProblem, problem).set(1);
     else this.#f.peerProblem.remove(problem);
     if (r.reading === "failed") return;
@@ -349,11 +364,13 @@ export class ProbeMetrics {
     this.#intended.delete(destinationNodeName);
     this.#peerCache.delete(destinationNodeName);
     this.#tracker.remove({ dest: destinationNodeName });
+    this.#state?.forgetDestination(destinationNodeName);
   }
 
   /** Removes one plane's series of one peer (the peer stopped running that plane). */
   removePeerPlane(destinationNodeName: string, plane: Plane): void {
     this.#peerCache.delete(destinationNodeName);
+    if (STATE_PLANES.has(plane)) this.#state?.set(plane as PairStatePlane, destinationNodeName, undefined);
     this.#tracker.remove({
       dest: destinationNodeName,
       plane: (p) => p === plane || (plane === "mtr" && p === "mtr-hops"),
@@ -363,6 +380,7 @@ export class ProbeMetrics {
   /** Removes every series of a plane (checker disabled, or its targets changed); probe_intended is kept. */
   removePlane(plane: Plane): void {
     this.#peerCache.clear();
+    if (STATE_PLANES.has(plane)) this.#state?.forgetPlane(plane as PairStatePlane);
     this.#tracker.remove({ plane: (p) => p === plane || (plane === "mtr" && p === "mtr-hops") });
   }
 

@@ -3,7 +3,7 @@
  * Every call is bounded by `controller.timeout`; diagnostics get their own bound (the check's timeout plus a margin),
  * since the controller holds the request open while the agent probes.
  */
-import type { TopologySnapshot } from "@svc/protocol";
+import { PAIR_STATE_PLANES, type PairStatesBody, type TopologySnapshot } from "@svc/protocol";
 import { ControllerUnconfiguredError, ControllerUnreachableError } from "./fleet-errors.ts";
 
 /** The controller's answer to POST /api/v1/diagnostics, passed through as it came. */
@@ -49,6 +49,26 @@ export class ControllerClient {
     }
   }
 
+  /**
+   * GET /api/v1/pair-states: the pairs in trouble now as the agents report them to the controller. undefined when
+   * the controller does not serve it (404: older than this console) or answers anything else: the console then
+   * reads the pair state from the metrics alone. Entries that are not a pair state are left out.
+   */
+  async pairStates(): Promise<PairStatesBody | undefined> {
+    let res: DiagnosticsAnswer;
+    try {
+      res = await this.send("/api/v1/pair-states", { method: "GET" }, this.opts.timeoutMs);
+    } catch {
+      return undefined;
+    }
+    if (res.status !== 200) return undefined;
+    try {
+      return pairStatesBody(JSON.parse(res.text));
+    } catch {
+      return undefined;
+    }
+  }
+
   /** POST /api/v1/diagnostics with `body`; resolves with whatever status the controller answered. */
   async diagnostics(body: unknown): Promise<DiagnosticsAnswer> {
     return this.send(
@@ -87,4 +107,27 @@ export class ControllerClient {
       throw new ControllerUnreachableError(`controller ${why}`);
     }
   }
+}
+
+const PLANES = new Set<string>(PAIR_STATE_PLANES);
+
+/** The pair states of a parsed body; throws when it is not one. */
+function pairStatesBody(raw: unknown): PairStatesBody {
+  const b = raw as Partial<PairStatesBody> | null;
+  if (b === null || typeof b !== "object" || !Array.isArray(b.sources) || !Array.isArray(b.problems))
+    throw new Error("shape");
+  return {
+    sources: b.sources.filter((s): s is string => typeof s === "string"),
+    problems: b.problems.filter(
+      (p) =>
+        p !== null &&
+        typeof p === "object" &&
+        typeof p.source === "string" &&
+        typeof p.destination === "string" &&
+        PLANES.has(p.plane) &&
+        typeof p.ratio === "number" &&
+        p.ratio > 0 &&
+        p.ratio <= 1,
+    ),
+  };
 }

@@ -7,9 +7,18 @@
  *   is healthy: its fail ratio (and loss) is 0 and its RTT p95 is not fetched.
  * A pair is in the returned map exactly when it was measured (has a series now).
  */
+
 import type { FleetProtocol } from "@svc/contract";
+import type { PairStatesBody } from "@svc/protocol";
 import { apply, chunks, type FigureMap, measuredPairs, sampleKey } from "./figure-map.ts";
-import { applyPmtuProblems, applyProblems, legacyNow, problems, stateSources } from "./pair-state.ts";
+import {
+  applyPmtuProblems,
+  applyProblems,
+  legacyNow,
+  problems,
+  stateSources,
+  withPushed,
+} from "./pair-state.ts";
 import { fleetPmtu, scopedPmtu } from "./pmtu-figures.ts";
 import type { InstantSample, PrometheusClient } from "./prometheus-client.ts";
 import {
@@ -88,12 +97,17 @@ export async function fleetFigures(
   expected: ReadonlyMap<string, readonly string[]>,
   /** the fleet-wide reads: raw PromQL (default) or the recording rules' series (recording-rules.ts) */
   reads: FleetReads = rawReads(prefix, protocol),
+  /** the pair states the agents reported to the controller (now only): they win over the metrics' for their sources */
+  pushed?: PairStatesBody,
 ): Promise<FigureMap> {
   const fam = familiesOf(prefix, protocol);
-  // pairs in trouble now: from the state agents export (one small read), the counters only for older agents
+  // pairs in trouble now: as the agents reported them to the controller, else from the state they export (one
+  // small read), the counters only for older agents
   const stateful = await stateSources(prom, prefix);
+  for (const s of pushed?.sources ?? []) stateful.add(s);
   const legacy = [...expected.keys()].filter((s) => !stateful.has(s));
-  const state = stateful.size > 0 ? problems(prom, prefix, protocol) : Promise.resolve([]);
+  const exported = stateful.size > 0 ? problems(prom, prefix, protocol) : Promise.resolve([]);
+  const state = pushed ? exported.then((s) => withPushed(s, pushed, protocol)) : exported;
   if (protocol === "pmtu") {
     const [map, black] = await Promise.all([fleetPmtu(prom, fam, expected, reads), state]);
     applyPmtuProblems(map, black, stateful);

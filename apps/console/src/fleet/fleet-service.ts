@@ -18,7 +18,7 @@ import type {
   FleetTopology,
   PairWindow,
 } from "@svc/contract";
-import type { TopologySnapshot } from "@svc/protocol";
+import type { PairStatesBody, TopologySnapshot } from "@svc/protocol";
 import { InvalidInputError } from "../errors.ts";
 import { ControllerClient, type DiagnosticsAnswer } from "./controller-client.ts";
 import { CHUNK, chunks, type FigureMap } from "./figure-map.ts";
@@ -52,6 +52,8 @@ export const MATRIX_KEEP_WARM_MS = 10 * 60_000;
  * matrices' own freshness (MATRIX_FRESH_MS).
  */
 export const NOW_FRESH_MS = 1000;
+/** The controller's pair states are read again once the last read is this old (the matrices refresh together). */
+export const PAIR_STATES_FRESH_MS = 500;
 
 /** Pairs that failed within the window and whose latest results were neither all failures nor all successes. */
 function mixedPairs(figures: FigureMap): Set<string> {
@@ -100,6 +102,7 @@ export interface FleetServiceOptions {
 export class FleetService {
   private readonly prom: PrometheusClient | undefined;
   private readonly controller: ControllerClient;
+  private pushedRead: { at: number; body: Promise<PairStatesBody | undefined> } | undefined;
   private readonly prefix: string;
   private readonly now: () => number;
   /** whether Prometheus holds the recording rules (then the matrix reads their series) */
@@ -196,14 +199,38 @@ export class FleetService {
   }
 
   private async computeMatrix(prom: PrometheusClient, view: FleetView, protocol: FleetProtocol, at?: number) {
-    const loaded = await this.rules.groups(prom, at);
+    const [loaded, pushed] = await Promise.all([
+      this.rules.groups(prom, at),
+      at === undefined ? this.pairStates() : undefined,
+    ]);
     const reads = loaded.window
       ? recordedReads(this.prefix, protocol, loaded.now)
       : rawReads(this.prefix, protocol);
-    const figures = await fleetFigures(prom, this.prefix, protocol, expectedPairs(view, protocol), reads);
+    const figures = await fleetFigures(
+      prom,
+      this.prefix,
+      protocol,
+      expectedPairs(view, protocol),
+      reads,
+      pushed,
+    );
     const m = buildMatrix(view, protocol, figures, new Date(at ?? this.now()));
     this.mixed.set(m, mixedPairs(figures));
     return m;
+  }
+
+  /**
+   * The pair states the agents reported to the controller (GET /api/v1/pair-states), one read shared by the
+   * matrices refreshed together (PAIR_STATES_FRESH_MS); undefined without a controller that serves them.
+   */
+  private pairStates(): Promise<PairStatesBody | undefined> {
+    if (!this.controller.configured) return Promise.resolve(undefined);
+    const now = this.now();
+    const last = this.pushedRead;
+    if (last && now - last.at < PAIR_STATES_FRESH_MS) return last.body;
+    const body = this.controller.pairStates();
+    this.pushedRead = { at: now, body };
+    return body;
   }
 
   /**

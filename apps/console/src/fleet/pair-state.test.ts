@@ -137,3 +137,31 @@ test(
     assert.equal((await tier("pmtu", "a", "c")).v.pmtu?.badge, "Black hole", "from the state alone");
   },
 );
+
+test(
+  "a source that reports its state to the controller: its report wins over what the metrics hold",
+  opts,
+  async () => {
+    // a reports: a -> b fine now (its exported state and counters still say down), a -> c down; c (an older
+    // agent by its metrics) reports too: c -> b down, while its counters are clean; b does not report
+    const pushed = {
+      sources: ["a", "c"],
+      problems: [
+        { source: "a", destination: "c", plane: "tcp" as const, ratio: 1 },
+        { source: "c", destination: "b", plane: "tcp" as const, ratio: 1 },
+        { source: "b", destination: "a", plane: "tcp" as const, ratio: 1 }, // b is not a reporting source
+        { source: "a", destination: "b", plane: "udp" as const, ratio: 1 }, // another plane
+      ],
+    };
+    const map = await fleetFigures(client, "svc", "tcp", expected, undefined, pushed);
+    const v = (s: string, d: string) => verdictOf("tcp", map.get(pairKey(s, d)));
+    assert.equal(map.get(pairKey("a", "b"))?.recent, "ok", "reported fine now, failures in the window");
+    assert.equal(v("a", "b").tier, "degraded");
+    assert.equal(v("a", "c").tier, "failing");
+    assert.equal(v("c", "b").tier, "failing", "reported down: no counter read decides it");
+    assert.equal(map.get(pairKey("b", "a"))?.recent, "ok", "b's own exported state, not a report naming b");
+    const udp = await fleetFigures(client, "svc", "udp", expected, undefined, pushed);
+    assert.equal(verdictOf("udp", udp.get(pairKey("a", "b"))).tier, "failing");
+    assert.equal(udp.get(pairKey("b", "c"))?.lossRatio, 0.4, "b does not report: its exported loss");
+  },
+);

@@ -6,6 +6,7 @@
  * the pairs of older agents (spec §9) keep the counter reads, restricted to their sources.
  */
 import type { FleetProtocol } from "@svc/contract";
+import type { PairStatesBody } from "@svc/protocol";
 import { CHUNK, chunks, type FigureMap, sampleKey } from "./figure-map.ts";
 import type { InstantSample, PrometheusClient } from "./prometheus-client.ts";
 import { anyOf, type Families, failingNow, loss, recoveredNow, sel } from "./promql.ts";
@@ -24,6 +25,25 @@ export function problems(
   protocol: FleetProtocol,
 ): Promise<InstantSample[]> {
   return prom.query(sel(`${prefix}_peer_problem_ratio`, `plane="${protocol}"`));
+}
+
+/**
+ * The exported state (`samples`) with the pair states the agents reported to the controller in place of their
+ * sources' samples: a reporting source's pairs of `protocol` are exactly its reported problems (the metrics may
+ * still hold what it reported a scrape ago, or not hold yet what it reports now).
+ */
+export function withPushed(
+  samples: readonly InstantSample[],
+  pushed: PairStatesBody,
+  protocol: FleetProtocol,
+): InstantSample[] {
+  const reporting = new Set(pushed.sources);
+  const t = Date.now() / 1000;
+  const out = samples.filter((s) => !reporting.has(s.metric.source_node ?? ""));
+  for (const p of pushed.problems)
+    if (p.plane === protocol && reporting.has(p.source))
+      out.push({ metric: { source_node: p.source, destination_node: p.destination }, value: p.ratio, t });
+  return out;
 }
 
 /**

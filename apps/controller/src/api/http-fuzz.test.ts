@@ -51,6 +51,7 @@ const DOCUMENTED: Record<string, Documented> = {
   "/metrics": { statuses: [200], style: "json", body: "none" },
   "/api/v1/topology": { statuses: [200], style: "json", body: "none" },
   "/api/v1/version": { statuses: [200], style: "json", body: "none" },
+  "/api/v1/pair-states": { statuses: [200], style: "json", body: "none" },
   "/api/v1/scrape/sd": { statuses: [200, 405], style: "json", body: "none" },
   "/api/v1/diagnostics": {
     statuses: [200, 400, 404, 413, 501, 502, 504],

@@ -211,6 +211,32 @@ export interface Event {
   missed: number;
 }
 
+/** One pair of the reporting agent (its node is the source) and plane in trouble now. */
+export interface PairProblem {
+  destination_node: string;
+  /** tcp | udp | icmp | pmtu */
+  plane: string;
+  /** as svc_peer_problem_ratio: (0, 1]; ignored in `cleared` */
+  ratio: number;
+}
+
+export interface ReportPairStateRequest {
+  agent_id: string;
+  /** the sender's report number, +1 per report */
+  seq: number;
+  /** true: `problems` is the whole set; false: the changes since report seq - 1 */
+  full: boolean;
+  /** in trouble now (added or changed) */
+  problems: PairProblem[];
+  /** no longer in trouble (changes only) */
+  cleared: PairProblem[];
+}
+
+export interface ReportPairStateResponse {
+  /** the controller does not hold report seq - 1 of this agent: send a full report */
+  need_full: boolean;
+}
+
 function createBaseRegisterRequest(): RegisterRequest {
   return {
     node_name: "",
@@ -2145,6 +2171,243 @@ export const Event: MessageFns<Event> = {
   },
 };
 
+function createBasePairProblem(): PairProblem {
+  return { destination_node: "", plane: "", ratio: 0 };
+}
+
+export const PairProblem: MessageFns<PairProblem> = {
+  encode(message: PairProblem, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.destination_node !== "") {
+      writer.uint32(10).string(message.destination_node);
+    }
+    if (message.plane !== "") {
+      writer.uint32(18).string(message.plane);
+    }
+    if (message.ratio !== 0) {
+      writer.uint32(25).double(message.ratio);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): PairProblem {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBasePairProblem();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.destination_node = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.plane = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 25) {
+              break;
+            }
+
+            message.ratio = reader.double();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create<I extends Exact<DeepPartial<PairProblem>, I>>(base?: I): PairProblem {
+    return PairProblem.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<PairProblem>, I>>(object: I): PairProblem {
+    const message = createBasePairProblem();
+    message.destination_node = object.destination_node ?? "";
+    message.plane = object.plane ?? "";
+    message.ratio = object.ratio ?? 0;
+    return message;
+  },
+};
+
+function createBaseReportPairStateRequest(): ReportPairStateRequest {
+  return { agent_id: "", seq: 0, full: false, problems: [], cleared: [] };
+}
+
+export const ReportPairStateRequest: MessageFns<ReportPairStateRequest> = {
+  encode(message: ReportPairStateRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.agent_id !== "") {
+      writer.uint32(10).string(message.agent_id);
+    }
+    if (message.seq !== 0) {
+      writer.uint32(16).uint64(message.seq);
+    }
+    if (message.full !== false) {
+      writer.uint32(24).bool(message.full);
+    }
+    for (const v of message.problems) {
+      PairProblem.encode(v!, writer.uint32(34).fork()).join();
+    }
+    for (const v of message.cleared) {
+      PairProblem.encode(v!, writer.uint32(42).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ReportPairStateRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseReportPairStateRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.agent_id = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.seq = longToNumber(reader.uint64());
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.full = reader.bool();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.problems.push(PairProblem.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.cleared.push(PairProblem.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create<I extends Exact<DeepPartial<ReportPairStateRequest>, I>>(base?: I): ReportPairStateRequest {
+    return ReportPairStateRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ReportPairStateRequest>, I>>(object: I): ReportPairStateRequest {
+    const message = createBaseReportPairStateRequest();
+    message.agent_id = object.agent_id ?? "";
+    message.seq = object.seq ?? 0;
+    message.full = object.full ?? false;
+    message.problems = object.problems?.map((e) => PairProblem.fromPartial(e)) || [];
+    message.cleared = object.cleared?.map((e) => PairProblem.fromPartial(e)) || [];
+    return message;
+  },
+};
+
+function createBaseReportPairStateResponse(): ReportPairStateResponse {
+  return { need_full: false };
+}
+
+export const ReportPairStateResponse: MessageFns<ReportPairStateResponse> = {
+  encode(message: ReportPairStateResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.need_full !== false) {
+      writer.uint32(8).bool(message.need_full);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ReportPairStateResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseReportPairStateResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.need_full = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create<I extends Exact<DeepPartial<ReportPairStateResponse>, I>>(base?: I): ReportPairStateResponse {
+    return ReportPairStateResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ReportPairStateResponse>, I>>(object: I): ReportPairStateResponse {
+    const message = createBaseReportPairStateResponse();
+    message.need_full = object.need_full ?? false;
+    return message;
+  },
+};
+
 export type AgentServiceService = typeof AgentServiceService;
 export const AgentServiceService = {
   register: {
@@ -2385,6 +2648,52 @@ export const EventServiceClient = makeGenericClientConstructor(
 ) as unknown as {
   new (address: string, credentials: ChannelCredentials, options?: Partial<ClientOptions>): EventServiceClient;
   service: typeof EventServiceService;
+  serviceName: string;
+};
+
+export type PairStateServiceService = typeof PairStateServiceService;
+export const PairStateServiceService = {
+  reportPairState: {
+    path: "/svc.v1.PairStateService/ReportPairState" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ReportPairStateRequest): Buffer =>
+      Buffer.from(ReportPairStateRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ReportPairStateRequest => ReportPairStateRequest.decode(value),
+    responseSerialize: (value: ReportPairStateResponse): Buffer =>
+      Buffer.from(ReportPairStateResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ReportPairStateResponse => ReportPairStateResponse.decode(value),
+  },
+} as const;
+
+export interface PairStateServiceServer extends UntypedServiceImplementation {
+  reportPairState: handleUnaryCall<ReportPairStateRequest, ReportPairStateResponse>;
+}
+
+export interface PairStateServiceClient extends Client {
+  reportPairState(
+    request: ReportPairStateRequest,
+    callback: (error: ServiceError | null, response: ReportPairStateResponse) => void,
+  ): ClientUnaryCall;
+  reportPairState(
+    request: ReportPairStateRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ReportPairStateResponse) => void,
+  ): ClientUnaryCall;
+  reportPairState(
+    request: ReportPairStateRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ReportPairStateResponse) => void,
+  ): ClientUnaryCall;
+}
+
+export const PairStateServiceClient = makeGenericClientConstructor(
+  PairStateServiceService,
+  "svc.v1.PairStateService",
+) as unknown as {
+  new (address: string, credentials: ChannelCredentials, options?: Partial<ClientOptions>): PairStateServiceClient;
+  service: typeof PairStateServiceService;
   serviceName: string;
 };
 
