@@ -59,9 +59,12 @@ export function fleetExposition(
   outage: (source: number, destination: number) => void;
   /** the pair is healthy again from the next scrape on */
   heal: (source: number, destination: number) => void;
+  /** the pairs in trouble at the start (the half-failing ones: tcp ratio 0.5), as [source, destination, ratio] */
+  problems: [number, number, number][];
 } {
   const labels: string[] = [];
   const kinds: number[] = []; // 0 healthy, 1 failing, 2 slow
+  const problems: [number, number, number][] = [];
   const index = new Map<string, number>();
   let k = 0;
   for (let s = 0; s < n; s++)
@@ -72,6 +75,7 @@ export function fleetExposition(
         `source_node="${nodeName(s)}",destination_node="${nodeName(d)}",source_zone="${zoneOf(s)}",destination_zone="${zoneOf(d)}"`,
       );
       kinds.push(k % 100 === 7 ? 1 : k % 500 === 13 ? 2 : 0);
+      if (kinds.at(-1) === 1) problems.push([s, d, 0.5]);
       k++;
     }
   let series = opts.state ? n : 0;
@@ -127,5 +131,5 @@ export function fleetExposition(
   const heal = (source: number, destination: number): void => {
     healed.set(pair(source, destination), { from: lastScrape + 1, ok: 0 });
   };
-  return { render, series, outage, heal };
+  return { render, series, outage, heal, problems };
 }

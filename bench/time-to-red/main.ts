@@ -25,6 +25,7 @@ import { startExporter } from "../../apps/console/src/fleet/testdata/exposition.
 import { startWebConsole } from "../../test/e2e/web-harness.ts";
 import { median, record, table } from "../lib/report.ts";
 import { fleetController, fleetExposition, nodeName } from "../matrix-render/synthetic-fleet.ts";
+import { controllerPairStates, pushFleet } from "./push-fleet.ts";
 
 const { values } = parseArgs({
   options: {
@@ -40,7 +41,9 @@ const LIMIT_MS = 600_000;
 const sizes = (values.sizes ?? "")
   .split(",")
   .map((x) => ({ n: Number.parseInt(x, 10), sparse: x.endsWith("s") }));
-const modes = (values.modes ?? "").split(",") as ("counters" | "state")[];
+type Mode = "counters" | "state" | "push";
+const modes = (values.modes ?? "").split(",") as Mode[];
+for (const m of modes) if (!["counters", "state", "push"].includes(m)) throw new Error(`unknown mode ${m}`);
 type Backend = "prometheus" | "victoria-metrics";
 const backends = (values.backends ?? "").split(",") as Backend[];
 for (const b of backends)
@@ -79,12 +82,7 @@ async function evalSeconds(url: string): Promise<{ now: number; window: number }
   return { now: g("-now"), window: g("-window") };
 }
 
-async function measure(
-  n: number,
-  sparse: boolean,
-  mode: "counters" | "state",
-  backend: Backend,
-): Promise<Row> {
+async function measure(n: number, sparse: boolean, mode: Mode, backend: Backend): Promise<Row> {
   const controller = await fleetController(n, sparse);
   let planned: ((s: number, d: number) => boolean) | undefined;
   if (sparse) {
@@ -96,7 +94,7 @@ async function measure(
     );
     planned = (s, d) => plan.has(`${nodeName(s)} ${nodeName(d)}`);
   }
-  const fleet = fleetExposition(n, { state: mode === "state", ...(planned ? { planned } : {}) });
+  const fleet = fleetExposition(n, { state: mode !== "counters", ...(planned ? { planned } : {}) });
   const exporter = await startExporter(fleet.render);
   const dir = mkdtempSync(join(tmpdir(), "svc-bench-red-"));
   const targets = [{ job: "agents", targets: [exporter.target] }];
@@ -121,6 +119,7 @@ async function measure(
   const prom = { url: metrics.url };
   const yaml = `prometheus:\n  url: ${prom.url}\nalerts:\n  evaluatorUrl: ${metrics.evaluator}\ncontroller:\n  url: http://127.0.0.1:${controller.httpPort}\n`;
   let console_: Awaited<ReturnType<typeof startWebConsole>> | undefined;
+  const pushing = mode === "push" ? pushFleet(n, controller, fleet.problems) : undefined;
   try {
     await until(
       `${n}: three scrapes stored`,
@@ -134,6 +133,12 @@ async function measure(
       async () => (await promQuery(prom.url, "count(svc:tcp_present_counts)"))[0]?.value === n,
       LIMIT_MS,
     );
+    if (pushing)
+      await until(
+        `${n}: every agent reports its pair state to the controller`,
+        async () => (await controllerPairStates(controller)).sources.length === n,
+        LIMIT_MS,
+      );
     console_ = await startWebConsole(yaml);
     const url = `${console_.httpUrl}/api/v1/fleet/matrix?protocol=tcp&layout=grid`;
     const tier = async (s: number, d: number) => {
@@ -163,8 +168,10 @@ async function measure(
         return Number.POSITIVE_INFINITY;
       };
       fleet.outage(s, d);
+      pushing?.set(s, d, 1);
       reds.push(await time((t) => t === "failing"));
       fleet.heal(s, d);
+      pushing?.set(s, d, undefined);
       heals.push(await time((t) => t !== "failing"));
       console.log(
         `${n}${sparse ? " sparse" : ""} ${backend} ${mode}: red ${(reds.at(-1) ?? 0) / 1000} s, out ${(heals.at(-1) ?? 0) / 1000} s`,
@@ -181,6 +188,7 @@ async function measure(
       heals,
     };
   } finally {
+    pushing?.stop();
     await console_?.stop();
     await metrics.stop();
     await exporter.close();
@@ -206,7 +214,7 @@ for (const { n, sparse } of sizes)
 const s1 = (ms: number) => (Number.isFinite(ms) ? (ms / 1000).toFixed(1) : "none");
 record(
   "time-to-red: outage and heal in the matrix API at fleet size",
-  `Command: \`npm run bench -- time-to-red --sizes ${values.sizes} --modes ${values.modes} --backends ${values.backends} --rounds ${ROUNDS}\`. Scrape every S = ${S} s; the synthetic pair changes at the next scrape (no probe interval), so the goal is S + 2 = ${S + 2} s median, 2S + 2 = ${2 * S + 2} s max. counters: agents without the pair state, rules with the \`now\` group; state: agents exporting svc_peer_problem_ratio, rules without it.\n\n${table(
+  `Command: \`npm run bench -- time-to-red --sizes ${values.sizes} --modes ${values.modes} --backends ${values.backends} --rounds ${ROUNDS}\`. Scrape every S = ${S} s; the synthetic pair changes at the next scrape (no probe interval), so the goal is S + 2 = ${S + 2} s median, 2S + 2 = ${2 * S + 2} s max. counters: agents without the pair state, rules with the \`now\` group; state: agents exporting svc_peer_problem_ratio, rules without it; push: as state, and every agent reports its pair state to the controller (svc.v1.PairStateService), which the console reads beside the metrics: the faulted pair's source reports the change when the fault starts (a real agent when its probe sees it, the P the goal allows).\n\n${table(
     [
       "fleet",
       "metrics",

@@ -33,6 +33,16 @@ describe("console web app: Recent changes rail and the unfed notice", skipUnless
     const body = (await res.json()) as { events: { scope: string; id: string }[] };
     return body.events.filter((e) => e.scope === scope).map((e) => e.id);
   };
+  /** The stored count of `scope` once it holds still for 1.5 s (a change's events are stored one by one). */
+  const settled = async (scope: string): Promise<number> => {
+    let last = (await stored(scope)).length;
+    for (;;) {
+      await new Promise((r) => setTimeout(r, 1500));
+      const n = (await stored(scope)).length;
+      if (n === last) return n;
+      last = n;
+    }
+  };
 
   before(async () => {
     ensureWebBuilt();
@@ -86,7 +96,7 @@ describe("console web app: Recent changes rail and the unfed notice", skipUnless
       async () => (await stored("node-1")).length >= 2 && (await stored("node-10")).length >= 2,
       "joins of node-1 and node-10 stored",
     );
-    const joined = (await stored("node-1")).length;
+    const joined = await settled("node-1");
     await new Promise((r) => setTimeout(r, 1100));
     const then = new Date().toISOString();
     await new Promise((r) => setTimeout(r, 1100));
@@ -108,7 +118,7 @@ describe("console web app: Recent changes rail and the unfed notice", skipUnless
     await fleet.raw.deregister(ten.agent_id);
     await fleet.raw.deregister(one.agent_id);
     await waitUntil(async () => (await stored("node-1")).length > joined, "node-1 left stored");
-    const now = (await stored("node-1")).length;
+    const now = await settled("node-1");
     await rowCount(page, now);
     assert.match(await railRows(page).first().innerText(), /Topology changed: .*left node-1/);
     assert.deepEqual(new Set(await scopes(page)), new Set(["node-1"]));

@@ -46,7 +46,7 @@ function record(v: unknown): Record<string, unknown> | undefined {
  * 2. the caller's identity is proved (`authenticate`: a reviewed pod, a pinned certificate, or the source
  *    address), else the refusal it throws;
  * 3. a request naming an `agent_id` (Heartbeat, Deregister, WatchPeers, WatchTasks, WatchExternalChecks,
- *    ReportTaskResult) whose agent is registered must come from the identity that registered it, else
+ *    ReportTaskResult, ReportPairState) whose agent is registered must come from the identity that registered it, else
  *    PERMISSION_DENIED. Register (a request with `node_name`) is judged by the agent service itself, which reads
  *    the identity with identityOf().
  * A server stream opened under an agent id is remembered while open: when that id is registered again by another
