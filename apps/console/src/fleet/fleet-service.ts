@@ -33,6 +33,7 @@ import { buildOverview, buildTopology, topologyWithoutFigures } from "./overview
 import { buildPair, PAIR_WINDOWS } from "./pair-view.ts";
 import { PrometheusClient } from "./prometheus-client.ts";
 import { anyOf, eq } from "./promql.ts";
+import { overlayPushed } from "./pushed-overlay.ts";
 import { rawReads, recordedReads } from "./recording-rules.ts";
 import { reportIntervalQuery, reportStaleAfter } from "./report-age.ts";
 import { RulesDetector } from "./rules-detector.ts";
@@ -103,6 +104,7 @@ export class FleetService {
   private readonly prom: PrometheusClient | undefined;
   private readonly controller: ControllerClient;
   private pushedRead: { at: number; body: Promise<PairStatesBody | undefined> } | undefined;
+  private pushedSettled: PairStatesBody | undefined;
   private readonly prefix: string;
   private readonly now: () => number;
   /** whether Prometheus holds the recording rules (then the matrix reads their series) */
@@ -120,6 +122,13 @@ export class FleetService {
   private overviewBuilt: Built<FleetOverview> | undefined;
   /** each matrix snapshot's pairs with mixed latest results (matrixState) */
   private readonly mixed = new WeakMap<FleetMatrix, ReadonlySet<string>>();
+  /** each matrix snapshot's pair states from the controller, when it was built with them */
+  private readonly builtWith = new WeakMap<FleetMatrix, PairStatesBody>();
+  /** each snapshot with the latest pair states laid over it, for the read it was laid with */
+  private readonly overlays = new WeakMap<
+    FleetMatrix,
+    { latest: PairStatesBody | undefined; state: MatrixState }
+  >();
   /** Settles when the start-up computation of the TCP matrix has ended (at once when none runs). */
   warmedUp: Promise<void> = Promise.resolve();
   /** where is the fault: suspects from the four matrices (GET /api/v1/fleet/suspects) */
@@ -216,6 +225,7 @@ export class FleetService {
     );
     const m = buildMatrix(view, protocol, figures, new Date(at ?? this.now()));
     this.mixed.set(m, mixedPairs(figures));
+    if (pushed) this.builtWith.set(m, pushed);
     return m;
   }
 
@@ -230,7 +240,19 @@ export class FleetService {
     if (last && now - last.at < PAIR_STATES_FRESH_MS) return last.body;
     const body = this.controller.pairStates();
     this.pushedRead = { at: now, body };
+    void body.then((b) => {
+      if (this.pushedRead?.body === body) this.pushedSettled = b;
+    });
     return body;
+  }
+
+  /**
+   * For answers: the latest pair states already read, never waiting on the controller (a read is started when the
+   * last one is PAIR_STATES_FRESH_MS old, and serves the answers after it).
+   */
+  private pairStatesNow(): PairStatesBody | undefined {
+    void this.pairStates();
+    return this.pushedSettled;
   }
 
   /**
@@ -238,8 +260,19 @@ export class FleetService {
    * (some failed, some not: losing probes now, not only in the 5-minute window). For the localization.
    */
   async matrixState(protocol: FleetProtocol, at?: number): Promise<MatrixState> {
+    if (at === undefined) return this.overlaid(await this.matrices.get(protocol));
     const matrix = await this.matrix(protocol, at);
     return { matrix, mixed: this.mixed.get(matrix) ?? new Set() };
+  }
+
+  /** A snapshot now with the latest pair states the agents reported laid over it (pushed-overlay.ts). */
+  private overlaid(m: FleetMatrix): MatrixState {
+    const latest = this.pairStatesNow();
+    const cached = this.overlays.get(m);
+    if (cached && cached.latest === latest) return cached.state;
+    const state = overlayPushed(m, this.mixed.get(m) ?? new Set(), this.builtWith.get(m), latest);
+    this.overlays.set(m, { latest, state });
+    return state;
   }
 
   /**
@@ -278,7 +311,7 @@ export class FleetService {
   /** The matrix of `protocol` now (a snapshot at most MATRIX_STALE_MS old; see SnapshotCache), or as of `at`. */
   async matrix(protocol: FleetProtocol, at?: number): Promise<FleetMatrix> {
     const prom = this.promAt(at);
-    if (at === undefined) return this.matrices.get(protocol);
+    if (at === undefined) return this.overlaid(await this.matrices.get(protocol)).matrix;
     return this.computeMatrix(prom, await this.view(at), protocol, at);
   }
 
@@ -327,8 +360,8 @@ export class FleetService {
   }
 
   /** The cached matrix now; under the Time Machine, computed over the past inventory. */
-  private matrixOf(view: FleetView, protocol: FleetProtocol, at?: number): Promise<FleetMatrix> {
-    if (at === undefined) return this.matrices.get(protocol);
+  private async matrixOf(view: FleetView, protocol: FleetProtocol, at?: number): Promise<FleetMatrix> {
+    if (at === undefined) return this.overlaid(await this.matrices.get(protocol)).matrix;
     return this.computeMatrix(this.promAt(at), view, protocol, at);
   }
 
