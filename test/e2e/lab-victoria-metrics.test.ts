@@ -110,7 +110,13 @@ async function pairOutageAndAlert(lab: Lab, cookie: string): Promise<void> {
       60_000,
       1000,
     );
-    assert.equal(await pairTier(lab, cookie, "node-1", "node-2", "tcp"), "failing");
+    // the Pair page says so too (its answers about now are kept 1 s: NOW_FRESH_MS)
+    await eventually(
+      "the Pair page's tcp tier failing",
+      async () => ((await pairTier(lab, cookie, "node-1", "node-2", "tcp")) === "failing" ? true : undefined),
+      10_000,
+      500,
+    );
     const fired = await eventually(
       "alert.fired delivered",
       async () => hook.deliveries.find((d) => d.event === "alert.fired" && d.alert.ruleId === ruleId),

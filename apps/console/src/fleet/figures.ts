@@ -63,8 +63,28 @@ function applyRecent(
   apply(map, downNow, (f) => (f.recent = "fail"));
 }
 
-/** Full values of `protocol` for the pairs `matcher` selects (e.g. `source_node="a"`). */
+/**
+ * Full values of `protocol` for the pairs `matcher` selects (e.g. `source_node="a"`); with `pushed` (now only),
+ * the reporting sources' latest results come from their reports, as in the matrix.
+ */
 export async function scopedFigures(
+  prom: PrometheusClient,
+  prefix: string,
+  protocol: FleetProtocol,
+  matcher: string,
+  pushed?: PairStatesBody,
+): Promise<FigureMap> {
+  const map = await scopedMetricFigures(prom, prefix, protocol, matcher);
+  if (!pushed) return map;
+  const reporting = new Set(pushed.sources);
+  const reported = withPushed([], pushed, protocol);
+  if (protocol === "pmtu") applyPmtuProblems(map, reported, reporting);
+  else applyProblems(map, protocol, reported, reporting);
+  return map;
+}
+
+/** scopedFigures from the metrics alone. */
+async function scopedMetricFigures(
   prom: PrometheusClient,
   prefix: string,
   protocol: FleetProtocol,

@@ -376,9 +376,10 @@ export class FleetService {
     const prom = this.promAt(at);
     const view = await this.view(at);
     if (!view.known.has(name)) throw new UnknownNodeError(name);
+    const pushed = at === undefined ? this.pairStatesNow() : undefined;
     const [out, into] = await Promise.all([
-      scopedFigures(prom, this.prefix, protocol, eq("source_node", name)),
-      scopedFigures(prom, this.prefix, protocol, eq("destination_node", name)),
+      scopedFigures(prom, this.prefix, protocol, eq("source_node", name), pushed),
+      scopedFigures(prom, this.prefix, protocol, eq("destination_node", name), pushed),
     ]);
     return buildNode(view, name, protocol, out, into);
   }
@@ -403,7 +404,8 @@ export class FleetService {
       throw new InvalidInputError(`window ${window} is longer than prometheus.maxRange`);
     const view = await this.view(at);
     for (const n of [source, destination]) if (!view.known.has(n)) throw new UnknownNodeError(n);
-    return buildPair(prom, this.prefix, view, source, destination, window, (at ?? this.now()) / 1000);
+    const pushed = at === undefined ? this.pairStatesNow() : undefined;
+    return buildPair(prom, this.prefix, view, source, destination, window, (at ?? this.now()) / 1000, pushed);
   }
 
   /** Proxies a one-shot check to the controller's diagnostics route. */

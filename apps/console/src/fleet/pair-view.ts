@@ -11,6 +11,7 @@ import type {
   PairProtocolHealth,
   PairWindow,
 } from "@svc/contract";
+import type { PairStatesBody } from "@svc/protocol";
 import { pairKey } from "./figure-map.ts";
 import { scopedFigures } from "./figures.ts";
 import type { FleetView } from "./fleet-view.ts";
@@ -94,6 +95,8 @@ export async function buildPair(
   destination: string,
   window: PairWindow,
   endS: number,
+  /** the pair states the agents reported to the controller (now only) */
+  pushed?: PairStatesBody,
 ): Promise<FleetPair> {
   const m = `${eq("source_node", source)},${eq("destination_node", destination)}`;
   const span = PAIR_WINDOWS[window];
@@ -104,7 +107,7 @@ export async function buildPair(
     PROTOCOLS.map(async (p): Promise<[FleetProtocol, PairProtocolHealth]> => {
       const queries = historyQueries(prefix, p, m, rw);
       const [figures, ...history] = await Promise.all([
-        scopedFigures(prom, prefix, p, m),
+        scopedFigures(prom, prefix, p, m, pushed),
         ...queries.map(([, q]) => prom.queryRange(q, start, Math.floor(endS), step)),
       ]);
       const cell = cellOf(view, p, figures, source, destination);

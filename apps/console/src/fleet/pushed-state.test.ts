@@ -6,7 +6,7 @@
  */
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import type { FleetMatrix } from "@svc/contract";
+import type { FleetMatrix, FleetNode, FleetPair } from "@svc/contract";
 import { PairStateReporter, pairStateSender } from "@svc/controller-client";
 import { eventually, needsBinary, skipUnless } from "../../../../test/helpers/env.ts";
 import type { ConsoleServer } from "../server.ts";
