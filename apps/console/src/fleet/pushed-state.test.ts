@@ -78,6 +78,21 @@ test(
       "Prometheus holds no failure of a -> c",
     );
     assert.equal(await tier("a", "b"), "failing");
+    // the Pair and Node pages say the same as the matrix
+    await eventually(
+      "the pair page and the node page say a -> c is failing",
+      async () => {
+        const pair = (await (
+          await fetch(`${server.httpUrl}/api/v1/fleet/pairs/a/c?window=15m`)
+        ).json()) as FleetPair;
+        const node = (await (
+          await fetch(`${server.httpUrl}/api/v1/fleet/nodes/a?protocol=tcp`)
+        ).json()) as FleetNode;
+        const row = node.to.find((r) => r.peer === "c");
+        return pair.protocols.tcp.tier === "failing" && row?.tier === "failing" ? true : undefined;
+      },
+      5_000,
+    );
     reporter.set("tcp", "c", undefined);
     await eventually(
       "a -> c healthy again",
