@@ -223,3 +223,57 @@ test("peer_problem_ratio: tcp's share of its last two runs failed, udp/icmp's la
     'svc_agent_info{source_node="node-a",source_zone="z9",version="2.5.0"} 1',
   ]);
 });
+
+test("the pair state listener hears exactly what peer_problem_ratio exports, step by step", async () => {
+  const heard = new Map<string, number>();
+  const m = new ProbeMetrics({
+    prefix: "svc",
+    source: { nodeName: "node-a", zone: "z1" },
+    version: "2.5.0",
+    pairState: {
+      set: (plane, dest, ratio) =>
+        ratio === undefined ? heard.delete(`${plane} ${dest}`) : heard.set(`${plane} ${dest}`, ratio),
+      forgetDestination: (dest) => {
+        for (const k of [...heard.keys()]) if (k.endsWith(` ${dest}`)) heard.delete(k);
+      },
+      forgetPlane: (plane) => {
+        for (const k of [...heard.keys()]) if (k.startsWith(`${plane} `)) heard.delete(k);
+      },
+    },
+  });
+  const exported = async () =>
+    new Map(
+      seriesOf(await m.metrics(), "svc_peer_problem_ratio{").map((l) => {
+        const plane = /plane="([^"]+)"/.exec(l)?.[1];
+        const dest = /destination_node="([^"]+)"/.exec(l)?.[1];
+        return [`${plane} ${dest}`, Number(l.slice(l.lastIndexOf(" ") + 1))] as const;
+      }),
+    );
+  const steps: [string, () => void][] = [
+    ["tcp fails", () => m.recordTcp(b, { ok: false, error: "ETIMEDOUT" })],
+    ["tcp fails again", () => m.recordTcp(b, { ok: false, error: "ETIMEDOUT" })],
+    [
+      "udp loses 20%",
+      () =>
+        m.recordUdp(b, {
+          ok: true,
+          sent: 5,
+          received: 4,
+          lossRatio: 0.2,
+          rttsMs: [0.2],
+          jitterMs: undefined,
+        }),
+    ],
+    ["icmp to c lost", () => m.recordIcmp(c, { ok: false, rtts: [], lossRatio: 1 })],
+    ["pmtu black hole", () => m.recordPmtu(b, { reading: "blackhole", probeBytes: 1500, pmtuBytes: 1400 })],
+    ["tcp recovers", () => m.recordTcp(b, { ok: true, connectMs: 0.3, totalMs: 0.5 })],
+    ["pmtu ok", () => m.recordPmtu(b, { reading: "ok", probeBytes: 1500, pmtuBytes: 1500 })],
+    ["udp plane off", () => m.removePlane("udp")],
+    ["c leaves", () => m.removePeer("node-c")],
+  ];
+  for (const [what, step] of steps) {
+    step();
+    assert.deepEqual(heard, await exported(), what);
+  }
+  assert.equal(heard.size, 0);
+});
