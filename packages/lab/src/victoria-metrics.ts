@@ -100,6 +100,9 @@ export async function startVictoriaMetrics(o: VictoriaMetricsOptions): Promise<V
           "-retentionPeriod=1d",
           // answer with the newest samples: the default hides the last 30 s from queries (a red cell would wait)
           "-search.latencyOffset=0s",
+          // the console's fleet-wide reads and the window group select every pair's result counters (2 series a
+          // pair: ~500,000 at 500 nodes in full mesh); the default limit of 300,000 refuses them (docs/operations.md)
+          "-search.maxUniqueTimeseries=10000000",
         ],
         { logFile: join(o.dir, "victoria-metrics.log") },
       ),
