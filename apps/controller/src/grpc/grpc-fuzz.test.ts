@@ -196,6 +196,34 @@ const GENERATORS: Record<string, RpcSpec> = {
       else expectOpen(out);
     },
   },
+  "/svc.v1.PairStateService/ReportPairState": {
+    request: "ReportPairStateRequest",
+    valid: fc
+      .record({
+        agent_id: idArb,
+        seq: fc.nat(),
+        full: fc.boolean(),
+        problems: fc.array(
+          fc.record({
+            destination_node: fc.constantFrom("fz-a-node", "fz-b-node", "unknown-node"),
+            plane: fc.constantFrom("tcp", "udp", "icmp", "pmtu"),
+            ratio: fc.constantFrom(0.2, 0.5, 1),
+          }),
+          { maxLength: 4 },
+        ),
+      })
+      .map((r) => enc(proto.ReportPairStateRequest, proto.ReportPairStateRequest.fromPartial(r))),
+    check(req, out, { before }) {
+      const id = String(req.agent_id ?? "").trim();
+      if (out.code !== S.OK) assert.equal(registrySnapshot(), before, "a refused report changed something");
+      if (id === "") expectCode(out, S.INVALID_ARGUMENT);
+      else if (controller.registry.get(id) === undefined) expectCode(out, S.NOT_FOUND);
+      else {
+        expectCode(out, S.OK, S.INVALID_ARGUMENT);
+        if (out.code === S.INVALID_ARGUMENT) assert.match(out.details, /^(problems|cleared)\[\d+\]\./);
+      }
+    },
+  },
   "/svc.v1.EventService/Subscribe": {
     request: "SubscribeEventsRequest",
     valid: fc
@@ -257,7 +285,8 @@ function registrySnapshot(): Snapshot {
     .list()
     .map(({ registeredAt: _r, lastSeen: _l, ...rest }) => rest)
     .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-  return JSON.stringify(agents);
+  // and the pair states the agents reported (a refused call changes them neither)
+  return JSON.stringify([agents, controller.pairStates.dump()]);
 }
 
 /** The baseline agents some generated ids name. */

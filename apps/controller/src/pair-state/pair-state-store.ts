@@ -79,6 +79,13 @@ export class PairStateStore {
     this.#sources.clear();
   }
 
+  /** Everything held, stale sources included, as text (tests compare it before and after a call). */
+  dump(): string {
+    return JSON.stringify(
+      [...this.#sources].map(([id, v]) => [id, v.node, v.seq, [...v.problems].sort()]).sort(),
+    );
+  }
+
   /** The reporting sources and their pairs in trouble (sources silent for staleMs are left out). */
   body(): PairStatesBody {
     const now = this.#now();

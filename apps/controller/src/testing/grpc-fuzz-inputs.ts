@@ -15,11 +15,20 @@ export type FieldType =
   | "int64"
   | "uint64"
   | "bool"
+  | "double"
   | { map: ["string", "string" | "uint64"] }
-  | { repeated: "string" };
+  | { repeated: "string" }
+  | { repeatedMessage: MessageSchema };
 
 /** A message schema: field number -> [name, type, pool of valid-looking string values]. */
 export type MessageSchema = Record<number, readonly [string, FieldType, (readonly string[])?]>;
+
+/** svc.v1.PairProblem (inside ReportPairStateRequest). */
+const PAIR_PROBLEM: MessageSchema = {
+  1: ["destination_node", "string", ["fz-a-node", "fz-b-node", "unknown-node"]],
+  2: ["plane", "string", ["tcp", "udp", "icmp", "pmtu", "dns"]],
+  3: ["ratio", "double"],
+};
 
 /** The request messages of svc.proto, field by field (numbers as in the .proto). */
 export const REQUEST_SCHEMAS = {
@@ -56,6 +65,13 @@ export const REQUEST_SCHEMAS = {
   SubscribeEventsRequest: {
     1: ["after", { map: ["string", "uint64"] }, ["topology", "checks", "mtr", "diagnostics"]],
   },
+  ReportPairStateRequest: {
+    1: ["agent_id", "string"],
+    2: ["seq", "uint64"],
+    3: ["full", "bool"],
+    4: ["problems", { repeatedMessage: PAIR_PROBLEM }],
+    5: ["cleared", { repeatedMessage: PAIR_PROBLEM }],
+  },
 } as const satisfies Record<string, MessageSchema>;
 
 // ---- a minimal protobuf writer (enough to write what the generated encoder refuses to) ----
@@ -78,11 +94,17 @@ function tag(field: number, wire: number): number[] {
   return varint(BigInt((field << 3) | wire));
 }
 
-/** One encoded field value: a varint or length-delimited bytes. */
-export type Wire = { wire: "varint"; value: bigint } | { wire: "len"; bytes: Buffer };
+/** One encoded field value: a varint, 8 fixed bytes (double) or length-delimited bytes. */
+export type Wire =
+  | { wire: "varint"; value: bigint }
+  | { wire: "fixed64"; bytes: Buffer }
+  | { wire: "len"; bytes: Buffer };
+
+const WIRE_FIXED64 = 1;
 
 function fieldBytes(field: number, w: Wire): Buffer {
   if (w.wire === "varint") return Buffer.from([...tag(field, WIRE_VARINT), ...varint(w.value)]);
+  if (w.wire === "fixed64") return Buffer.concat([Buffer.from(tag(field, WIRE_FIXED64)), w.bytes]);
   return Buffer.concat([Buffer.from([...tag(field, WIRE_LEN), ...varint(BigInt(w.bytes.length))]), w.bytes]);
 }
 
@@ -228,7 +250,32 @@ function fieldArb(type: FieldType, pool: readonly string[]): fc.Arbitrary<Wire[]
     one = numberWire(I64_EDGES).map((value): Wire => ({ wire: "varint", value }));
   else if (type === "bool")
     one = fc.constantFrom(0n, 1n, 2n, 2n ** 40n).map((value): Wire => ({ wire: "varint", value }));
-  else if ("map" in type) {
+  else if (type === "double")
+    one = fc
+      .oneof(
+        fc.constantFrom(0, 0.5, 1, 1.5, -1, Number.NaN, Number.POSITIVE_INFINITY, 5e-324, -0),
+        fc.double(),
+      )
+      .map((v): Wire => {
+        const bytes = Buffer.alloc(8);
+        bytes.writeDoubleLE(v);
+        return { wire: "fixed64", bytes };
+      });
+  else if ("repeatedMessage" in type) {
+    const schema = type.repeatedMessage;
+    const inner = Object.entries(schema).map(([no, [, t, p]]) =>
+      fc.option(
+        fieldArb(t, p ?? []).map((ws) => ws.map((w) => [Number(no), w] as const)),
+        { freq: 5 },
+      ),
+    );
+    one = fc
+      .tuple(...inner)
+      .map(
+        (present): Wire => ({ wire: "len", bytes: encodeFields(present.filter((x) => x !== null).flat()) }),
+      );
+    max = 40;
+  } else if ("map" in type) {
     one = mapEntry(type.map[1], pool);
     max = 40;
   } else {
