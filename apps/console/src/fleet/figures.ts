@@ -65,7 +65,7 @@ function applyRecent(
 
 /**
  * Full values of `protocol` for the pairs `matcher` selects (e.g. `source_node="a"`); with `pushed` (now only),
- * the reporting sources' latest results come from their reports, as in the matrix.
+ * the reporting sources' latest tcp, udp and icmp results come from their reports, as in the matrix.
  */
 export async function scopedFigures(
   prom: PrometheusClient,
@@ -75,11 +75,9 @@ export async function scopedFigures(
   pushed?: PairStatesBody,
 ): Promise<FigureMap> {
   const map = await scopedMetricFigures(prom, prefix, protocol, matcher);
-  if (!pushed) return map;
-  const reporting = new Set(pushed.sources);
-  const reported = withPushed([], pushed, protocol);
-  if (protocol === "pmtu") applyPmtuProblems(map, reported, reporting);
-  else applyProblems(map, protocol, reported, reporting);
+  // path MTU stays with the metrics: its badge names the size that crosses, which only they carry
+  if (!pushed || protocol === "pmtu") return map;
+  applyProblems(map, protocol, withPushed([], pushed, protocol), new Set(pushed.sources));
   return map;
 }
 
@@ -117,10 +115,15 @@ export async function fleetFigures(
   expected: ReadonlyMap<string, readonly string[]>,
   /** the fleet-wide reads: raw PromQL (default) or the recording rules' series (recording-rules.ts) */
   reads: FleetReads = rawReads(prefix, protocol),
-  /** the pair states the agents reported to the controller (now only): they win over the metrics' for their sources */
-  pushed?: PairStatesBody,
+  /**
+   * the pair states the agents reported to the controller (now only): for tcp, udp and icmp they win over the
+   * metrics' for their sources
+   */
+  reported?: PairStatesBody,
 ): Promise<FigureMap> {
   const fam = familiesOf(prefix, protocol);
+  // path MTU stays with the metrics: its badge names the size that crosses, which only they carry
+  const pushed = protocol === "pmtu" ? undefined : reported;
   // pairs in trouble now: as the agents reported them to the controller, else from the state they export (one
   // small read), the counters only for older agents
   const stateful = await stateSources(prom, prefix);
