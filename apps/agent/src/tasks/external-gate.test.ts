@@ -175,7 +175,12 @@ test("an allowed external destination is probed: the listener on 127.0.0.1 accep
   assert.deepEqual(dialed, ["127.0.0.1"]);
   assert.deepEqual(dialedPorts, [443], "the check's default port, as for a continuous external tcp check");
   assert.equal(r.details.port, 443);
-  assert.equal(accepted.get("127.0.0.1"), 1);
+  // at least the probe's (the port is the kernel's pick on a shared loopback: a suite running beside this one once
+  // reached it too)
+  assert.ok(
+    (accepted.get("127.0.0.1") ?? 0) >= 1,
+    "the listener on 127.0.0.1 accepted the probe's connection",
+  );
 });
 
 test("a destination outside the allowlist is refused before any packet: reason and count as for continuous checks", async () => {
