@@ -33,17 +33,8 @@ export function labOptions(agents: number, zones: number): LabOptions {
   };
 }
 
-/** A deterministic stream in [0, 1) (mulberry32), so a sequence replays from its seed. */
-export function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** A deterministic stream in [0, 1) (mulberry32), so a sequence replays from its seed: the engine tests' own. */
+export { prng } from "../../packages/localize/src/testdata/fleet-sim.ts";
 
 /** The lab's agents export their pair state (its rules have no `now` group): a plane failing now is ratio 1. */
 export const ALERT_EXPR =

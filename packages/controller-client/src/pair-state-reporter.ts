@@ -80,18 +80,26 @@ export class PairStateReporter {
     if (was === ratio) return;
     if (ratio === undefined) this.#now.delete(k);
     else this.#now.set(k, { plane, destination, ratio });
-    if (this.#started && !this.#failing) this.#schedule(this.#clock.now() + this.#flushMs);
+    this.#changedNow();
   }
 
   /** Forgets every pair of `destination` (it left the peer list). */
   forgetDestination(destination: string): void {
-    for (const [k, v] of [...this.#now]) if (v.destination === destination) this.#now.delete(k);
-    if (this.#started && !this.#failing) this.#schedule(this.#clock.now() + this.#flushMs);
+    this.#forget((v) => v.destination === destination);
   }
 
   /** Forgets every pair of `plane` (its checker was switched off). */
   forgetPlane(plane: PairStatePlane): void {
-    for (const [k, v] of [...this.#now]) if (v.plane === plane) this.#now.delete(k);
+    this.#forget((v) => v.plane === plane);
+  }
+
+  #forget(which: (v: { plane: string; destination: string }) => boolean): void {
+    for (const [k, v] of [...this.#now]) if (which(v)) this.#now.delete(k);
+    this.#changedNow();
+  }
+
+  /** A change: the next report goes one flush from now (a failing reporter waits for its retry instead). */
+  #changedNow(): void {
     if (this.#started && !this.#failing) this.#schedule(this.#clock.now() + this.#flushMs);
   }
 
